@@ -1,0 +1,71 @@
+# kgate: a patch series on Debian's linux-source-6.1, its KUnit suites and
+# end-to-end QEMU runs, on x86_64 and arm64.  "make help" lists the targets.
+#
+# Everything generated lives in $(BUILD) (git-ignored).
+
+SHELL := /bin/bash
+BUILD ?= $(CURDIR)/build
+ARCHES ?= x86_64 arm64
+export BUILD
+
+DEPS_STAMP := $(BUILD)/.deps-ok
+
+.PHONY: all help deps tree kunit kunit-x86_64 kunit-arm64 test gate \
+	series checkpatch buildcheck mutants bench clean-results distclean
+
+## all: patched tree, then KUnit on both arches (kunit.py run) with a summary
+all: deps tree
+	@for a in $(ARCHES); do scripts/kunit.sh $$a; echo $$? > $(BUILD)/results/$$a.rc; done; \
+	 python3 scripts/gate.py $(ARCHES)
+
+## help: this list
+help:
+	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+
+## deps: install the Debian packages needed (skips what is present)
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): scripts/deps.sh
+	@scripts/deps.sh
+	@mkdir -p $(BUILD) && touch $@
+
+## tree: import linux-source-6.1 into build/linux, apply patches/, install kunit/
+tree: deps
+	@scripts/tree.sh
+
+## kunit-x86_64 / kunit-arm64: build and run one arch's KUnit kernel
+kunit-%: tree
+	@scripts/kunit.sh $*; echo $$? > $(BUILD)/results/$*.rc; \
+	 python3 scripts/gate.py $*
+
+## test (= gate): the pre-commit gate: KUnit + end-to-end on both arches, one verdict
+test: gate
+gate: deps
+	@scripts/gate.sh $(ARCHES)
+
+## series: export the tree's commits on top of base to patches/ (+ series)
+series:
+	@scripts/series.sh
+
+## checkpatch: scripts/checkpatch.pl --strict on every patch of the series
+checkpatch: tree
+	@scripts/checkpatch.sh
+
+## buildcheck: build the tree at every patch of the series (x86_64), one by one
+buildcheck: tree
+	@scripts/buildcheck.sh
+
+## mutants: apply each mutants/*.patch in turn; the gate must go red for each
+mutants: tree
+	@scripts/mutants.sh
+
+## bench: measure cold / no-change / one-file-change gate times
+bench: deps
+	@scripts/bench.sh
+
+## clean-results: forget the last results (keeps the tree and the builds)
+clean-results:
+	rm -rf $(BUILD)/results
+
+## distclean: remove build/ entirely (tree, builds; ccache stays)
+distclean:
+	rm -rf $(BUILD)

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The pre-commit gate: patched tree, KUnit on every arch, the end-to-end
+# runs, then one verdict (scripts/gate.py).  Every arch runs even when an
+# earlier one failed, so the summary covers them all.
+#
+#   scripts/gate.sh [arch...]        (default: x86_64 arm64)
+set -uo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$REPO/build}
+export BUILD
+arches=("$@")
+[ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
+results=$BUILD/results
+mkdir -p "$results"
+
+if ! "$REPO/scripts/tree.sh"; then
+	echo "gate: the patched tree could not be prepared (above)"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+# Stale results of an earlier run must never count for this one.
+for arch in "${arches[@]}"; do
+	rm -f "$results/$arch.json" "$results/$arch.rc" "$results"/e2e-*-"$arch".json
+done
+
+for arch in "${arches[@]}"; do
+	t0=$(date +%s)
+	echo "gate: kunit $arch"
+	"$REPO/scripts/kunit.sh" "$arch"
+	echo $? >"$results/$arch.rc"
+	echo "gate: kunit $arch took $(( $(date +%s) - t0 )) s"
+	for e2e in "$REPO"/e2e/*/run; do
+		[ -x "$e2e" ] || continue
+		t0=$(date +%s)
+		echo "gate: $(basename "$(dirname "$e2e")") $arch"
+		"$e2e" "$arch"
+		echo "gate: $(basename "$(dirname "$e2e")") $arch took $(( $(date +%s) - t0 )) s"
+	done
+done
+
+RESULTS=$results SUITES=$REPO/kunit/SUITES python3 "$REPO/scripts/gate.py" "${arches[@]}"

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Export the commits on top of "base" in the kernel tree as patches/ (one
+# git format-patch file per commit, stable names and content) and rewrite
+# patches/series.  The tree is then marked as in sync with patches/, so the
+# next "make tree" has nothing to do.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$REPO/build}
+TREE=${TREE:-$BUILD/linux}
+PATCHES=$REPO/patches
+# shellcheck source=scripts/lib.sh
+. "$REPO/scripts/lib.sh"
+
+die() { echo "series: $*" >&2; exit 1; }
+[ -d "$TREE/.git" ] || die "no tree at $TREE; run: make tree"
+git -C "$TREE" rev-parse -q --verify base >/dev/null || die "$TREE has no base tag"
+if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
+	git -C "$TREE" status --short --untracked-files=no >&2
+	die "$TREE has uncommitted edits (above): commit them first"
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+git -C "$TREE" format-patch -q --zero-commit --no-signature --abbrev=12 \
+	-o "$tmp" base..HEAD
+
+sub=$(sed -n 's/^SUBLEVEL = //p' "$TREE/Makefile")
+{
+	echo "# Apply in this order on top of linux-source-6.1 (see README.md)."
+	echo "# base: linux-source-6.1 6.1.$sub"
+	(cd "$tmp" && ls -1 -- *.patch 2>/dev/null || true)
+} >"$tmp/series"
+
+# Replace the old files only once the new ones exist.
+mkdir -p "$PATCHES"
+find "$PATCHES" -maxdepth 1 -name '*.patch' -delete
+if compgen -G "$tmp/*.patch" >/dev/null; then
+	mv "$tmp"/*.patch "$PATCHES/"
+fi
+mv "$tmp/series" "$PATCHES/series"
+
+# Mark the tree as in sync (the same key scripts/tree.sh computes).
+mapfile -t series < <(series_list)
+series_key >"$TREE/.git/kgate-series-key"
+git -C "$TREE" update-ref refs/kgate/applied HEAD
+echo "series: wrote ${#series[@]} patch(es) to patches/"
+(cd "$REPO" && git status --short -- patches/)

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Prepare the patched kernel tree in $TREE (default build/linux):
+#
+#  1. import /usr/src/linux-source-6.1.tar.xz once, as the commit tagged
+#     "base" of a git repository inside the tree;
+#  2. turn patches/series into commits on top of base without touching the
+#     work tree (a private index), then move the work tree to the result:
+#     git rewrites only the files that differ, so make rebuilds only those;
+#  3. copy kunit/<path> to $TREE/<path> where the content differs.
+#
+# Nothing is lost: a tree with uncommitted edits or with commits that are not
+# in patches/ is left alone (run "make series" to export them, or FORCE=1).
+# A patch that does not apply stops the run with its name; the tree stays as
+# it was.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$REPO/build}
+TREE=${TREE:-$BUILD/linux}
+TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+PATCHES=$REPO/patches
+FORCE=${FORCE:-0}
+# shellcheck source=scripts/lib.sh
+. "$REPO/scripts/lib.sh"
+
+die() { echo "tree: $*" >&2; exit 1; }
+say() { echo "tree: $*"; }
+
+[ -r "$TARBALL" ] || die "$TARBALL not found; install it: apt-get install linux-source-6.1 (or run: make deps)"
+
+git_t() { git -C "$TREE" -c user.name=kgate -c user.email=kgate@localhost "$@"; }
+
+# ---- 1. the base import ---------------------------------------------------
+src_id() {
+	local v
+	v=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
+	echo "$(basename "$TARBALL") $v $(stat -c '%s %Y' "$TARBALL")"
+}
+
+import_base() {
+	local tmp
+	say "importing $TARBALL (once; takes about a minute)"
+	mkdir -p "$BUILD"
+	tmp=$(mktemp -d "$BUILD/.import.XXXXXX")
+	tar -C "$tmp" -xf "$TARBALL" || { rm -rf "$tmp"; die "cannot extract $TARBALL"; }
+	local top
+	top=$(find "$tmp" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+	[ -f "$top/Makefile" ] || { rm -rf "$tmp"; die "$TARBALL holds no kernel tree"; }
+	git -C "$top" init -q -b series
+	git -C "$top" config core.abbrev 12
+	git -C "$top" config gc.auto 0
+	# The tarball's own .gitignore files hide generated files: keep them.
+	git -C "$top" add -A -f . >/dev/null
+	local sub
+	sub=$(sed -n 's/^SUBLEVEL = //p' "$top/Makefile")
+	GIT_AUTHOR_DATE="@0 +0000" GIT_COMMITTER_DATE="@0 +0000" \
+		git -C "$top" -c user.name=kgate -c user.email=kgate@localhost \
+		commit -q -m "Import linux-source-6.1 6.1.$sub ($(src_id))"
+	git -C "$top" tag base
+	src_id >"$top/.git/kgate-source"
+	rm -rf "$TREE"
+	mv "$top" "$TREE"
+	rmdir "$tmp"
+}
+
+if [ ! -d "$TREE/.git" ]; then
+	import_base
+elif [ "$(cat "$TREE/.git/kgate-source" 2>/dev/null)" != "$(src_id)" ]; then
+	if [ "$FORCE" != 1 ] && [ -n "$(git_t status --porcelain --untracked-files=no)" ]; then
+		die "linux-source-6.1 changed, but $TREE has uncommitted edits; export them (make series) or rerun with FORCE=1"
+	fi
+	say "linux-source-6.1 changed ($(src_id)); re-importing"
+	mv "$TREE" "$TREE.old.$$"
+	import_base
+	say "old tree kept at $TREE.old.$$ (delete it when done)"
+fi
+
+# ---- 2. the series ---------------------------------------------------------
+tree_sub=$(sed -n 's/^SUBLEVEL = //p' "$TREE/Makefile")
+series_sub=$(sed -n 's/^# base: .*6\.1\.\([0-9]*\).*/\1/p' "$PATCHES/series" 2>/dev/null | head -n 1)
+if [ -n "$series_sub" ] && [ "$series_sub" != "$tree_sub" ]; then
+	echo "tree: warning: the series was made on 6.1.$series_sub, the installed linux-source-6.1 is 6.1.$tree_sub; trying anyway" >&2
+fi
+
+mapfile -t series < <(series_list)
+for p in "${series[@]}"; do
+	[ -f "$PATCHES/$p" ] || die "patches/series names $p, which does not exist"
+done
+
+want_key=$(series_key)
+applied=$(git_t rev-parse -q --verify refs/kgate/applied 2>/dev/null || true)
+head=$(git_t rev-parse HEAD)
+have_key=$(cat "$TREE/.git/kgate-series-key" 2>/dev/null || true)
+
+if [ "$want_key" != "$have_key" ] || [ "$head" != "$applied" ]; then
+	if [ "$FORCE" != 1 ]; then
+		if [ -n "$applied" ] && [ "$head" != "$applied" ]; then
+			n=$(git_t rev-list --count "$applied..HEAD" 2>/dev/null || echo some)
+			die "$TREE has $n commit(s) not in patches/ (HEAD moved since the last apply); export them with 'make series', or rerun with FORCE=1 to drop them"
+		fi
+		if [ -n "$(git_t status --porcelain --untracked-files=no)" ]; then
+			git_t status --short --untracked-files=no | head -n 10 >&2
+			die "$TREE has uncommitted edits (above); commit them and 'make series', or rerun with FORCE=1 to drop them"
+		fi
+	fi
+	idx="$TREE/.git/kgate-index"
+	rm -f "$idx"
+	export GIT_INDEX_FILE=$idx
+	git_t read-tree base
+	parent=$(git_t rev-parse base)
+	info=$(mktemp); msg=$(mktemp)
+	trap 'rm -f "$info" "$msg" "$idx"' EXIT
+	for p in "${series[@]}"; do
+		if ! out=$(git_t apply --cached --whitespace=nowarn "$PATCHES/$p" 2>&1); then
+			echo "$out" >&2
+			die "patch $p does not apply; the tree was not changed"
+		fi
+		git mailinfo -k "$msg" /dev/null <"$PATCHES/$p" >"$info"
+		subj=$(sed -n 's/^Subject: //p' "$info")
+		[ -n "$subj" ] || die "patch $p has no Subject: line (not a git format-patch file?)"
+		tree=$(git_t write-tree)
+		parent=$( { printf '%s\n\n' "$subj"; cat "$msg"; } | \
+			GIT_AUTHOR_NAME=$(sed -n 's/^Author: //p' "$info") \
+			GIT_AUTHOR_EMAIL=$(sed -n 's/^Email: //p' "$info") \
+			GIT_AUTHOR_DATE=$(sed -n 's/^Date: //p' "$info") \
+			GIT_COMMITTER_NAME=kgate GIT_COMMITTER_EMAIL=kgate@localhost \
+			GIT_COMMITTER_DATE=$(sed -n 's/^Date: //p' "$info") \
+			git -C "$TREE" commit-tree "$tree" -p "$parent" -F -)
+	done
+	unset GIT_INDEX_FILE
+	rm -f "$idx"
+	if [ "$parent" != "$head" ]; then
+		git_t reset -q --hard "$parent"
+	fi
+	git_t update-ref refs/kgate/applied "$parent"
+	echo "$want_key" >"$TREE/.git/kgate-series-key"
+	say "applied ${#series[@]} patch(es) on base ($(git_t rev-parse --short HEAD))"
+fi
+
+# ---- 3. the KUnit sources ---------------------------------------------------
+# kunit/<dir>/<path> is installed as $TREE/<dir>/<path> (files directly in
+# kunit/, such as SUITES, are the gate's, not the tree's); the list of installed files is
+# kept so that a file removed from kunit/ is removed from the tree too.
+list="$TREE/.git/kgate-kunit-files"
+touch "$list"
+mapfile -t now < <(cd "$REPO/kunit" 2>/dev/null && find . -mindepth 2 -type f ! -name '*~' ! -name '.*.swp' | sed 's|^\./||' | sort)
+for f in "${now[@]}"; do
+	dst="$TREE/$f"
+	if ! cmp -s "$REPO/kunit/$f" "$dst"; then
+		if [ -f "$dst" ] && git_t ls-files --error-unmatch -- "$f" >/dev/null 2>&1; then
+			die "kunit/$f would overwrite $f, which the kernel tree or the series already has"
+		fi
+		shadow="$TREE/.git/kgate-kunit/$f"
+		if [ -f "$dst" ] && ! cmp -s "$dst" "$shadow"; then
+			# Edited in the tree instead of in kunit/: keep the edit.
+			cp "$dst" "$dst.local"
+			echo "tree: warning: $f was edited in the tree; kept as $f.local, edit kunit/$f instead" >&2
+		fi
+		mkdir -p "$(dirname "$dst")" "$(dirname "$shadow")"
+		cp "$REPO/kunit/$f" "$dst"
+		cp "$REPO/kunit/$f" "$shadow"
+		say "installed kunit/$f"
+	fi
+done
+# Files dropped from kunit/ since the last run.
+comm -23 "$list" <(printf '%s\n' "${now[@]}") | while read -r f; do
+	[ -n "$f" ] && rm -f "$TREE/$f" && say "removed $f (gone from kunit/)"
+done
+printf '%s\n' "${now[@]}" >"$list"
+# Keep "git status" in the tree about the series only.
+{ echo "# installed from kunit/ by scripts/tree.sh"; sed 's|^|/|' "$list"; } >"$TREE/.git/info/exclude"
