@@ -114,7 +114,10 @@ def main():
     print()
     ok = not problems and total['FAIL'] == 0
     print('gate: ' + ('PASS' if ok else 'FAIL'))
-    print(f"{total['PASS']} passed, {total['FAIL']} failed, {total['SKIP']} skipped")
+    line = f"{total['PASS']} passed, {total['FAIL']} failed, {total['SKIP']} skipped"
+    print(line)
+    with open(os.path.join(results, 'summary'), 'w', encoding='utf-8') as f:
+        f.write(line + '\n')
     return 0 if ok else 1
 
 

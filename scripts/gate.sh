@@ -13,10 +13,11 @@ arches=("$@")
 [ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
 results=$BUILD/results
 mkdir -p "$results"
+rm -f "$results/summary"
 
 if ! "$REPO/scripts/tree.sh"; then
 	echo "gate: the patched tree could not be prepared (above)"
-	echo "0 passed, 1 failed"
+	echo "0 passed, 1 failed" | tee "$results/summary"
 	exit 1
 fi
 

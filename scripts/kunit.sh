@@ -39,28 +39,69 @@ export KBUILD_BUILD_TIMESTAMP=${KBUILD_BUILD_TIMESTAMP:-2023-01-01}
 export KBUILD_BUILD_USER=kgate KBUILD_BUILD_HOST=kgate
 
 results=$BUILD/results
-mkdir -p "$BUILD/$arch" "$results"
+bdir=$BUILD/$arch
+mkdir -p "$bdir" "$results"
 rm -f "$results/$arch.json"
 
-args=(run
+common=(
 	--arch="$arch"
-	--build_dir="$BUILD/$arch"
+	--build_dir="$bdir"
 	--kunitconfig="$REPO/kunitconfig"
 	--qemu_config="$REPO/qemu_configs/$arch.py"
-	--jobs="$JOBS"
-	--timeout="${KUNIT_TIMEOUT:-600}"
-	--json="$results/$arch.json"
 	--make_options="CC=ccache $cc"
 )
-[ -n "$cross" ] && args+=(--cross_compile="$cross")
+[ -n "$cross" ] && common+=(--cross_compile="$cross")
+build_args=()
+exec_args=()
+for a in "$@"; do
+	case $a in
+	--kconfig_add=*|--jobs=*) build_args+=("$a") ;;
+	*) exec_args+=("$a") ;;
+	esac
+done
+
+# Everything the kernel image depends on, as one key: the tree's commit and
+# any edits on top of it, the installed KUnit sources, the configs, the
+# compiler.  When it matches the last successful build, skip kunit.py's build
+# step (a no-op "make" still walks the whole tree for ~10 s).
+inputs_key() {
+	{
+		git -C "$TREE" rev-parse HEAD
+		git -C "$TREE" status --porcelain=v1
+		git -C "$TREE" diff HEAD
+		while read -r f; do [ -n "$f" ] && cat "$TREE/$f"; done <"$TREE/.git/kgate-kunit-files"
+		cat "$REPO/kunitconfig" "$REPO/qemu_configs/$arch.py" "$0"
+		printf '%s\n' "${build_args[@]}"
+		"$cc" --version | head -n 1
+	} 2>/dev/null | sha1sum | cut -d' ' -f1
+}
 
 lock=${KGATE_LOCK:-/tmp/kgate-build.lock}
 cd "$TREE"
+: >"$results/$arch.log"
+
+key=$(inputs_key)
+if [ "${FRESH:-0}" != 1 ] && [ -f "$bdir/.kgate-built" ] && [ "$(cat "$bdir/.kgate-built")" = "$key" ]; then
+	echo "kunit: $arch kernel is up to date (inputs unchanged), not rebuilding"
+else
+	rm -f "$bdir/.kgate-built"
+	t0=$(date +%s)
+	if ! flock "$lock" python3 tools/testing/kunit/kunit.py build "${common[@]}" \
+		--jobs="$JOBS" "${build_args[@]}" >>"$results/$arch.log" 2>&1; then
+		grep -E 'error|Error|ERROR' "$results/$arch.log" | head -n 20 >&2
+		echo "kunit: $arch build failed; see $results/$arch.log" >&2
+		exit 1
+	fi
+	echo "$key" >"$bdir/.kgate-built"
+	echo "kunit: $arch kernel built in $(( $(date +%s) - t0 )) s"
+fi
+
 set +e
-flock "$lock" python3 tools/testing/kunit/kunit.py "${args[@]}" "$@" \
-	>"$results/$arch.log" 2>&1
+python3 tools/testing/kunit/kunit.py exec "${common[@]}" \
+	--timeout="${KUNIT_TIMEOUT:-600}" --json="$results/$arch.json" \
+	"${exec_args[@]}" >>"$results/$arch.log" 2>&1
 rc=$?
 set -e
-# The parsed summary kunit.py prints at its end, for a human reading along.
-grep -E '^\[[0-9:]+\] (Testing complete|Elapsed time)|Error|error:' "$results/$arch.log" | tail -n 5 || true
+# kunit.py's own closing lines, for a human reading along.
+grep -E '^\[[0-9:]+\] (Testing complete|Elapsed time)' "$results/$arch.log" | tail -n 2 || true
 exit $rc

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Gate timings on this machine, as figures and as ratios to the bare
+# "kunit.py run" with the same kunitconfig, measured in one run (timings on
+# these machines are noisy: compare the ratios, not the seconds).
+#
+#   scripts/bench.sh            no-change and one-file-change figures
+#   BENCH_COLD=1 scripts/bench.sh   also a cold gate in a scratch build dir
+#                               with ccache off (takes 20+ minutes)
+#
+# Speed goals live here, never in a timed test.
+set -uo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$REPO/build}
+TREE=${TREE:-$BUILD/linux}
+ARCHES=${ARCHES:-x86_64 arm64}
+export BUILD
+
+secs() { local t0; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; echo "$(date +%s.%N) - $t0" | bc; }
+gate() { "$REPO/scripts/gate.sh" $ARCHES; }
+bare() {
+	# What a developer would type by hand, per arch, same kunitconfig and
+	# build dirs (so it sees the same up-to-date build).
+	local a
+	for a in $ARCHES; do
+		(cd "$TREE" && python3 tools/testing/kunit/kunit.py run --arch="$a" \
+			--build_dir="$BUILD/$a" --kunitconfig="$REPO/kunitconfig" \
+			--qemu_config="$REPO/qemu_configs/$a.py" \
+			--make_options="CC=ccache $([ "$a" = arm64 ] && echo aarch64-linux-gnu-)gcc" \
+			$([ "$a" = arm64 ] && echo --cross_compile=aarch64-linux-gnu-))
+	done
+}
+
+echo "bench: warming up (one gate run)"
+gate >/dev/null 2>&1
+
+nochange=$(secs gate)
+bare_nochange=$(secs bare)
+# bare kunit.py rebuilt nothing, but it ran make: rebuild our stamp too.
+gate >/dev/null 2>&1
+
+# One test source changed: append a comment line to the first KUnit source.
+f=$(cd "$REPO" && find kunit -mindepth 2 -name '*.c' | sort | head -n 1)
+onefile=n/a bare_onefile=n/a
+if [ -n "$f" ]; then
+	cp "$REPO/$f" "$BUILD/.bench-orig"
+	trap 'cp "$BUILD/.bench-orig" "$REPO/$f"' EXIT
+	echo "/* bench $(date +%s%N) */" >>"$REPO/$f"
+	onefile=$(secs gate)
+	echo "/* bench $(date +%s%N) */" >>"$REPO/$f"
+	"$REPO/scripts/tree.sh" >/dev/null
+	bare_onefile=$(secs bare)
+	cp "$BUILD/.bench-orig" "$REPO/$f"
+	trap - EXIT
+	gate >/dev/null 2>&1
+fi
+
+cold=n/a
+if [ "${BENCH_COLD:-0}" = 1 ]; then
+	scratch=$(mktemp -d "$BUILD/.bench-cold.XXXXXX")
+	cold=$(BUILD=$scratch CCACHE_DISABLE=1 secs "$REPO/scripts/gate.sh" $ARCHES)
+	rm -rf "$scratch"
+fi
+
+ratio() { [ "$2" = n/a ] || [ "$1" = n/a ] && { echo n/a; return; }; echo "scale=2; $1 / $2" | bc; }
+printf '\n%-28s %10s %14s %8s\n' "case ($ARCHES)" "gate s" "kunit.py s" "ratio"
+printf '%-28s %10.1f %14.1f %8s\n' "no change" "$nochange" "$bare_nochange" "$(ratio "$nochange" "$bare_nochange")"
+[ "$onefile" != n/a ] && printf '%-28s %10.1f %14.1f %8s\n' "one test file changed" "$onefile" "$bare_onefile" "$(ratio "$onefile" "$bare_onefile")"
+[ "$cold" != n/a ] && printf '%-28s %10.1f %14s %8s\n' "cold (no ccache)" "$cold" "-" "-"
+echo "(gate = tree + KUnit + end-to-end + verdict; kunit.py = bare 'kunit.py run' per arch, KUnit only)"

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Build the kernel at every patch of the series, one after the other, so
+# that each patch is known to build on its own (bisectable series).
+#
+# Runs in its own worktree ($BUILD/buildcheck/linux) and build directory,
+# with the gate's x86_64 .config (every test option on), so the gate's tree
+# and builds are not touched.  KUnit sources from kunit/ are installed at
+# every step, as scripts/tree.sh does.  ARCH=arm64 checks arm64 instead.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$REPO/build}
+TREE=${TREE:-$BUILD/linux}
+arch=${ARCH:-x86_64}
+case $arch in
+x86_64) cross= ; cc=gcc ;;
+arm64) cross=aarch64-linux-gnu- ; cc=${cross}gcc ;;
+*) echo "buildcheck: unknown arch $arch" >&2; exit 2 ;;
+esac
+cfg=$BUILD/$arch/.config
+[ -f "$cfg" ] || { echo "buildcheck: no $cfg yet; run: make kunit-$arch" >&2; exit 1; }
+
+wt=$BUILD/buildcheck/linux
+out=$BUILD/buildcheck/$arch
+if [ ! -d "$wt" ]; then
+	git -C "$TREE" worktree add -q --detach "$wt" base
+fi
+mkdir -p "$out"
+
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$REPO")} CCACHE_NOHASHDIR=1
+export KBUILD_BUILD_TIMESTAMP=2023-01-01 KBUILD_BUILD_USER=kgate KBUILD_BUILD_HOST=kgate
+lock=${KGATE_LOCK:-/tmp/kgate-build.lock}
+
+fail=0 n=0
+for c in $(git -C "$TREE" rev-list --reverse base..refs/kgate/applied); do
+	n=$((n + 1))
+	subj=$(git -C "$TREE" log -1 --format=%s "$c")
+	git -C "$wt" checkout -q --detach "$c"
+	(cd "$REPO/kunit" && find . -mindepth 2 -type f) | while read -r f; do
+		mkdir -p "$wt/$(dirname "$f")"
+		cmp -s "$REPO/kunit/$f" "$wt/$f" || cp "$REPO/kunit/$f" "$wt/$f"
+	done
+	cp "$cfg" "$out/.config"
+	t0=$(date +%s)
+	if flock "$lock" make -s -C "$wt" O="$out" ARCH="$arch" CROSS_COMPILE="$cross" \
+		CC="ccache $cc" -j"$(nproc)" olddefconfig all >"$out/build-$n.log" 2>&1 &&
+		! grep -q 'warning:' "$out/build-$n.log"; then
+		echo "builds    $n $subj ($(( $(date +%s) - t0 )) s)"
+	else
+		echo "BREAKS    $n $subj: see $out/build-$n.log"
+		grep -E 'error|warning' "$out/build-$n.log" | head -n 5
+		fail=$((fail + 1))
+	fi
+done
+echo "buildcheck: $n patch(es), $fail did not build cleanly ($arch)"
+[ $fail -eq 0 ]

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Re-apply each kept mutant (mutants/*.patch) to the patched tree, run the
+# suite it names, and expect red.  A mutant the gate does not catch
+# ("survived") fails this target.
+#
+#   scripts/mutants.sh [mutants/foo.patch ...]      (default: all)
+#
+# A mutant file starts with a header, then a plain git diff against the
+# patched tree (paths relative to the kernel tree root):
+#   Mutant: <what is broken>
+#   Expect: <suite that must fail>
+#
+# The tree is always restored, also on ^C.  MUTANT_ARCH picks the arch
+# (default x86_64).
+set -uo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$REPO/build}
+TREE=${TREE:-$BUILD/linux}
+arch=${MUTANT_ARCH:-x86_64}
+results=$BUILD/results
+export BUILD
+
+files=("$@")
+[ ${#files[@]} -gt 0 ] || files=("$REPO"/mutants/*.patch)
+[ -e "${files[0]}" ] || { echo "mutants: no mutants/*.patch"; echo "0 passed, 1 failed"; exit 1; }
+
+if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
+	echo "mutants: $TREE has uncommitted edits; commit or drop them first" >&2
+	exit 1
+fi
+
+applied=
+restore() {
+	if [ -n "$applied" ]; then
+		git -C "$TREE" apply -R "$applied" || echo "mutants: could not revert $applied: fix $TREE by hand" >&2
+		applied=
+	fi
+}
+trap 'restore; exit 130' INT TERM
+trap restore EXIT
+
+killed=0 survived=0 broken=0
+for m in "${files[@]}"; do
+	name=$(basename "$m" .patch)
+	what=$(sed -n 's/^Mutant: //p' "$m" | head -n 1)
+	suite=$(sed -n 's/^Expect: //p' "$m" | head -n 1)
+	if [ -z "$suite" ]; then
+		echo "BROKEN   $name: no 'Expect:' line"; broken=$((broken + 1)); continue
+	fi
+	if ! git -C "$TREE" apply "$m"; then
+		echo "BROKEN   $name: does not apply to the patched tree"; broken=$((broken + 1)); continue
+	fi
+	applied=$m
+	rm -f "$results/$arch.json" "$results/$arch.rc" "$results"/e2e-*-"$arch".json
+	"$REPO/scripts/kunit.sh" "$arch" >/dev/null 2>&1
+	echo $? >"$results/$arch.rc"
+	if [ ! -s "$results/$arch.json" ] && grep -q 'build failed\|Error' "$results/$arch.log"; then
+		restore
+		echo "BROKEN   $name: the kernel does not build with it"; broken=$((broken + 1)); continue
+	fi
+	case $suite in
+	e2e_*)
+		e2e=$REPO/e2e/${suite#e2e_}/run
+		[ -x "$e2e" ] && "$e2e" "$arch" >/dev/null 2>&1 ;;
+	esac
+	restore
+	out=$(RESULTS=$results SUITES=$REPO/kunit/SUITES python3 "$REPO/scripts/gate.py" "$arch" 2>&1)
+	red=$(printf '%s\n' "$out" | grep -E "^FAIL $arch: ($suite\.| *expected suite $suite |$suite ran no test)" | head -n 3)
+	if [ -n "$red" ]; then
+		killed=$((killed + 1))
+		echo "killed   $name ($what)"
+		printf '%s\n' "$red" | sed 's/^/           /'
+	else
+		survived=$((survived + 1))
+		echo "SURVIVED $name ($what): $suite stayed green"
+	fi
+done
+
+total=$((killed + survived + broken))
+echo "mutants: $killed of $total killed, $survived survived, $broken broken"
+# The tree is back to the series: the next gate run rebuilds what the
+# mutants touched.
+echo "$killed passed, $((survived + broken)) failed"
+[ $((survived + broken)) -eq 0 ]
