@@ -11,6 +11,7 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+SELF=$REPO/scripts/kunit.sh
 BUILD=${BUILD:-$REPO/build}
 TREE=${TREE:-$BUILD/linux}
 JOBS=${JOBS:-$(nproc)}
@@ -70,7 +71,7 @@ inputs_key() {
 		git -C "$TREE" status --porcelain=v1
 		git -C "$TREE" diff HEAD
 		while read -r f; do [ -n "$f" ] && cat "$TREE/$f"; done <"$TREE/.git/kgate-kunit-files"
-		cat "$REPO/kunitconfig" "$REPO/qemu_configs/$arch.py" "$0"
+		cat "$REPO/kunitconfig" "$REPO/qemu_configs/$arch.py" "$SELF"
 		printf '%s\n' "${build_args[@]}"
 		"$cc" --version | head -n 1
 	} 2>/dev/null | sha1sum | cut -d' ' -f1
