@@ -163,9 +163,13 @@ for f in "${now[@]}"; do
 	fi
 done
 # Files dropped from kunit/ since the last run.
-comm -23 "$list" <(printf '%s\n' "${now[@]}") | while read -r f; do
-	[ -n "$f" ] && rm -f "$TREE/$f" && say "removed $f (gone from kunit/)"
+# (An empty kunit/ gives an empty list: no blank line, which would read as
+# "/" below and hide the whole tree from git.)
+comm -23 <(sed '/^$/d' "$list") <(printf '%s\n' "${now[@]}" | sed '/^$/d') |
+while read -r f; do
+	rm -f "${TREE:?}/$f"
+	say "removed $f (gone from kunit/)"
 done
-printf '%s\n' "${now[@]}" >"$list"
+printf '%s\n' "${now[@]}" | sed '/^$/d' >"$list"
 # Keep "git status" in the tree about the series only.
 { echo "# installed from kunit/ by scripts/tree.sh"; sed 's|^|/|' "$list"; } >"$TREE/.git/info/exclude"
