@@ -6,7 +6,8 @@ A run script (e2e/<name>/run <arch>) typically:
     arch = e2e.arch_from_argv()
     prog = e2e.compile_static(arch, ['test.c'], e2e.work_dir(NAME, arch) + '/t')
     initrd = e2e.build_initramfs(NAME, arch, {'/tests/t': prog})
-    boot = e2e.boot(arch, initrd, e2e.log_path(NAME, arch), timeout=300,
+    log = e2e.start_log(NAME, arch)            # console log of every boot
+    boot = e2e.boot(arch, initrd, log, timeout=300, append_log=True,
                     init_args=['/tests/t'], qemu_args=e2e.disk_args(img))
     e2e.finish(NAME, arch, EXPECTED, [boot])   # results JSON, exit code
 
@@ -121,6 +122,15 @@ def results_dir():
 def log_path(name, arch):
     """$BUILD/results/e2e-<name>-<arch>.log, the console log of the run."""
     return os.path.join(results_dir(), f'e2e-{name}-{arch}.log')
+
+
+def start_log(name, arch):
+    """Empty the run's log (log_path) and return its path: boots then
+    append to it (append_log=True), so a run of several boots keeps all."""
+    path = log_path(name, arch)
+    with open(path, 'w', encoding='utf-8') as f:
+        f.write(f'e2e-host: {name} {arch} {time.strftime("%Y-%m-%d %H:%M:%S")}\n')
+    return path
 
 
 def results_path(name, arch):
@@ -681,9 +691,12 @@ def finish(name, arch, expected, boots, extra_cases=()):
 
 
 def fail_all(name, arch, expected, reason):
-    """Results for a run that could not even start: every case FAIL."""
+    """Results for a run that could not start or finish (a host-side
+    E2EError): every case FAIL, the reason at the end of the log."""
     cases = [(n, 'FAIL', reason) for n in expected]
     cases += [('kernel_log_clean', 'FAIL', reason), ('run_complete', 'FAIL', reason)]
     write_results(name, arch, cases)
-    say(f'{name} {arch}: FAILED before booting: {reason}')
+    with open(log_path(name, arch), 'a', encoding='utf-8') as f:
+        f.write(f'\ne2e-host: FAILED: {reason}\n')
+    say(f'{name} {arch}: FAILED: {reason}')
     return 1
