@@ -416,7 +416,7 @@ class Qemu:
         self._log.flush()
         self.t_start = time.monotonic()
         self.proc = subprocess.Popen(
-            self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, start_new_session=True,
             preexec_fn=_die_with_parent)
         _live.add(self)
@@ -466,6 +466,25 @@ class Qemu:
                 if left <= 0:
                     return None
                 self._cond.wait(min(left, 1.0))
+
+    def send(self, text):
+        """Type text on the guest's console (its /dev/console input)."""
+        self.proc.stdin.write(text.encode())
+        self.proc.stdin.flush()
+
+    def sync(self, tag, timeout, action=None):
+        """The host side of e2e_host_sync() (e2e_test.h): wait until the
+        guest prints "e2e-sync: <tag>", run action() (a host step: QMP
+        commands, ...), then answer the guest with the string it returned
+        (or "ok").  Returns that answer; None if the guest never asked
+        (timeout, QEMU exited): then nothing is answered."""
+        m = self.wait_for(r'^e2e-sync: ' + re.escape(tag) + r'$', timeout)
+        if not m:
+            return None
+        answer = action() if action else 'ok'
+        answer = 'ok' if answer is None else str(answer)
+        self.send(f'e2e-reply: {tag} {answer}\n')
+        return answer
 
     def wait(self, timeout, poweroff_grace=30):
         """Wait for QEMU to exit, at most timeout seconds (then kill it and

@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -330,6 +331,72 @@ static int e2e_kmsg_find(int fd, const char *needle)
 	}
 	return found;
 }
+
+/* ---- waiting for the host ------------------------------------------------ */
+
+/*
+ * Ask the host to act, and wait for its answer: prints "e2e-sync: <tag>"
+ * on the console and reads the line "e2e-reply: <tag> <answer>" that the
+ * host types on it (e2e.py: Qemu.sync(tag, timeout, action)).  The answer
+ * (without the prefix) goes to answer; fails the test after timeout_s.
+ */
+static void e2e_host_sync_at(const char *file, int lineno, const char *tag,
+			     char *answer, size_t size, int timeout_s)
+{
+	char line[512], prefix[160];
+	struct termios tio;
+	size_t len = 0, plen;
+	struct timespec t0, now;
+
+	snprintf(prefix, sizeof(prefix), "e2e-reply: %s ", tag);
+	plen = strlen(prefix);
+	/* line mode, no echo of what the host types */
+	if (tcgetattr(0, &tio) == 0) {
+		tio.c_lflag |= ICANON;
+		tio.c_lflag &= ~(ECHO | ECHONL);
+		tcsetattr(0, TCSANOW, &tio);
+	}
+	e2e_line("e2e-sync: %s", tag);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd pfd = { .fd = 0, .events = POLLIN };
+		int left;
+		ssize_t n;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = timeout_s * 1000 - (now.tv_sec - t0.tv_sec) * 1000 -
+		       (now.tv_nsec - t0.tv_nsec) / 1000000;
+		if (left <= 0)
+			e2e_fail_at(file, lineno,
+				    "no answer from the host to '%s' in %d s",
+				    tag, timeout_s);
+		if (poll(&pfd, 1, left) <= 0)
+			continue;
+		n = read(0, line + len, sizeof(line) - 1 - len);
+		if (n <= 0) {
+			usleep(100000);
+			continue;
+		}
+		len += n;
+		line[len] = 0;
+		for (char *nl; (nl = strchr(line, '\n')); ) {
+			*nl = 0;
+			if (nl > line && nl[-1] == '\r')
+				nl[-1] = 0;
+			if (!strncmp(line, prefix, plen)) {
+				snprintf(answer, size, "%s", line + plen);
+				return;
+			}
+			memmove(line, nl + 1, strlen(nl + 1) + 1);
+			len = strlen(line);
+		}
+		if (len >= sizeof(line) - 1)
+			len = 0;	/* an overlong line: drop it */
+	}
+}
+
+#define e2e_host_sync(tag, answer, size, timeout_s) \
+	e2e_host_sync_at(__FILE__, __LINE__, tag, answer, size, timeout_s)
 
 /* ---- the harness ---------------------------------------------------------- */
 
