@@ -540,6 +540,10 @@ class Qemu:
             return
         self.proc.wait()
         self.t_end = time.monotonic()
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
         self.returncode = self.proc.returncode
         if self._reader:
             self._reader.join(10)
