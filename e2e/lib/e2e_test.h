@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A small TAP harness for the static guest test programs of e2e/.
+ *
+ *	static void t_foo(void) { E2E_OK(mkdir("/tmp/x", 0755)); ... }
+ *	static const struct e2e_test tests[] = {
+ *		{ "foo", t_foo },
+ *		{ "bar", t_bar, 120 },		// own timeout, seconds
+ *	};
+ *	int main(int argc, char **argv)
+ *	{
+ *		return e2e_main(argc, argv, tests, E2E_COUNT(tests), setup, NULL);
+ *	}
+ *
+ * Output (console): "TAP version 13", "1..N", then per test "ok N - name",
+ * "not ok N - name # reason" or "ok N - name # SKIP reason"; diagnostics are
+ * "# ..." lines.  Every test runs in a forked child (its own process group,
+ * killed with its descendants on timeout), as root; e2e_as_user() runs a
+ * function as another uid, optionally in a new user + mount namespace.
+ * Arguments name the tests to run (in that order); none: all of them.
+ *
+ * A failing check prints "# file:line: what" and ends the test; the first
+ * such line becomes the TAP reason.  Checks work the same in the children
+ * of e2e_as_user(): their reason reaches the test's line.
+ */
+#ifndef E2E_TEST_H
+#define E2E_TEST_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+struct e2e_test {
+	const char *name;
+	void (*fn)(void);
+	unsigned int timeout;	/* seconds; 0: E2E_DEFAULT_TIMEOUT */
+};
+
+#define E2E_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#ifndef E2E_DEFAULT_TIMEOUT
+#define E2E_DEFAULT_TIMEOUT 120
+#endif
+#define E2E_EXIT_SKIP 4
+
+/* Where a failing check writes its reason (a pipe to the harness). */
+static int e2e_reason_fd = -1;
+
+/* One line to the console, drained before returning, so that kernel
+ * messages printed later cannot land in the middle of it. */
+static void e2e_line(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static void e2e_line(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	buf[n++] = '\n';
+	if (write(1, buf, n) < 0) {
+		/* the console is gone: nothing to tell */
+	}
+	tcdrain(1);
+}
+
+/* A "# ..." diagnostic line. */
+#define e2e_diag(fmt, ...) e2e_line("# " fmt, ##__VA_ARGS__)
+
+static void e2e_vreason(const char *file, int line, const char *fmt,
+			va_list ap)
+{
+	char msg[700];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	for (char *p = msg; *p; p++)
+		if (*p == '\n' || *p == '#')
+			*p = ' ';
+	e2e_line("# %s:%d: %s", file, line, msg);
+	if (e2e_reason_fd >= 0) {
+		char r[800];
+		int n = snprintf(r, sizeof(r), "%s:%d: %s\n", file, line, msg);
+
+		if (write(e2e_reason_fd, r, n) < 0) {
+			/* the harness will say "no reason" */
+		}
+	}
+}
+
+static __attribute__((noreturn, format(printf, 3, 4)))
+void e2e_fail_at(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	e2e_vreason(file, line, fmt, ap);
+	va_end(ap);
+	_exit(1);
+}
+
+static __attribute__((noreturn, format(printf, 3, 4)))
+void e2e_skip_at(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	e2e_vreason(file, line, fmt, ap);
+	va_end(ap);
+	_exit(E2E_EXIT_SKIP);
+}
+
+#define E2E_FAIL(fmt, ...) e2e_fail_at(__FILE__, __LINE__, fmt, ##__VA_ARGS__)
+#define E2E_SKIP(fmt, ...) e2e_skip_at(__FILE__, __LINE__, fmt, ##__VA_ARGS__)
+
+/* cond must hold. */
+#define E2E_ASSERT(cond, fmt, ...) do {					\
+	if (!(cond))							\
+		E2E_FAIL("(%s) " fmt, #cond, ##__VA_ARGS__);		\
+} while (0)
+
+/* A call that must succeed (return >= 0); evaluates to its result. */
+#define E2E_OK(expr) ({							\
+	errno = 0;							\
+	long __r = (long)(expr);					\
+	if (__r < 0)							\
+		E2E_FAIL("%s: %s", #expr, strerrorname_np(errno) ?: "?");\
+	__r;								\
+})
+
+/* A call that must fail (-1) with errno err. */
+#define E2E_ERRNO(expr, err) do {					\
+	errno = 0;							\
+	long __r = (long)(expr);					\
+	int __e = errno;						\
+	if (__r != -1 || __e != (err))					\
+		E2E_FAIL("%s: expected -1/%s, got %ld/%s", #expr,	\
+			 strerrorname_np(err) ?: "?", __r,		\
+			 __r == -1 ? (strerrorname_np(__e) ?: "?") : "-");\
+} while (0)
+
+/* ---- running as another user, in a user namespace ---------------------- */
+
+#define E2E_USERNS 1	/* unshare(CLONE_NEWUSER|CLONE_NEWNS), map 0 -> uid */
+
+static void e2e_write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		E2E_FAIL("open %s: %s", path, strerrorname_np(errno) ?: "?");
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		E2E_FAIL("write '%s' to %s: %s", s, path,
+			 strerrorname_np(errno) ?: "?");
+	close(fd);
+}
+
+/*
+ * Become uid/gid (no supplementary groups); with E2E_USERNS, then enter a
+ * new user and mount namespace where that uid/gid is 0 (single-line maps,
+ * setgroups denied), mounts private.  Fails the test on error.
+ */
+static void e2e_become(uid_t uid, gid_t gid, int flags)
+{
+	char map[64];
+
+	E2E_OK(setgroups(0, NULL));
+	E2E_OK(setresgid(gid, gid, gid));
+	E2E_OK(setresuid(uid, uid, uid));
+	/* A uid change clears "dumpable", which makes /proc/self/ root's. */
+	E2E_OK(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
+	if (!(flags & E2E_USERNS))
+		return;
+	E2E_OK(unshare(CLONE_NEWUSER | CLONE_NEWNS));
+	e2e_write_str("/proc/self/setgroups", "deny");
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned int)uid);
+	e2e_write_str("/proc/self/uid_map", map);
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned int)gid);
+	e2e_write_str("/proc/self/gid_map", map);
+	E2E_OK(setresgid(0, 0, 0));
+	E2E_OK(setresuid(0, 0, 0));
+	E2E_OK(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+}
+
+/*
+ * Run fn(arg) in a child as uid/gid (see e2e_become()) and wait for it.
+ * Returns 0 if it returned normally; a failing check in fn fails the test.
+ */
+static void e2e_as_user_at(const char *file, int line, uid_t uid, gid_t gid,
+			   int flags, void (*fn)(void *), void *arg)
+{
+	pid_t pid;
+	int status;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		e2e_fail_at(file, line, "fork: %s", strerrorname_np(errno));
+	if (pid == 0) {
+		e2e_become(uid, gid, flags);
+		fn(arg);
+		fflush(NULL);
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			e2e_fail_at(file, line, "waitpid: %s",
+				    strerrorname_np(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return;
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));	/* it said why */
+	e2e_fail_at(file, line, "child as uid %u killed by signal %d",
+		    (unsigned int)uid, WTERMSIG(status));
+}
+
+#define e2e_as_user(uid, gid, flags, fn, arg) \
+	e2e_as_user_at(__FILE__, __LINE__, uid, gid, flags, fn, arg)
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static void e2e_put_file(const char *path, const char *content, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	size_t len = strlen(content);
+
+	if (fd < 0)
+		E2E_FAIL("create %s: %s", path, strerrorname_np(errno) ?: "?");
+	if (write(fd, content, len) != (ssize_t)len)
+		E2E_FAIL("write %s: %s", path, strerrorname_np(errno) ?: "?");
+	if (close(fd))
+		E2E_FAIL("close %s: %s", path, strerrorname_np(errno) ?: "?");
+}
+
+/* The content of path (NUL-terminated, at most size-1 bytes); -1 + errno
+ * if it cannot be opened or read. */
+static ssize_t e2e_get_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, total = 0;
+
+	if (fd < 0)
+		return -1;
+	while ((size_t)total < size - 1) {
+		n = read(fd, buf + total, size - 1 - total);
+		if (n < 0) {
+			int e = errno;
+
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		total += n;
+	}
+	buf[total] = 0;
+	close(fd);
+	return total;
+}
+
+/* mkdir -p */
+static void e2e_mkdirs(const char *path, mode_t mode)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, mode) && errno != EEXIST)
+			E2E_FAIL("mkdir %s: %s", p, strerrorname_np(errno));
+		*s = '/';
+	}
+	if (mkdir(p, mode) && errno != EEXIST)
+		E2E_FAIL("mkdir %s: %s", p, strerrorname_np(errno));
+}
+
+/* /dev/kmsg, positioned after the last record: what the kernel logs from
+ * now on can be searched with e2e_kmsg_find(). */
+static int e2e_kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		E2E_FAIL("open /dev/kmsg: %s", strerrorname_np(errno) ?: "?");
+	E2E_OK(lseek(fd, 0, SEEK_END));
+	return fd;
+}
+
+/* Does a record logged since e2e_kmsg_open() (or the last call) contain
+ * needle?  Consumes every new record. */
+static int e2e_kmsg_find(int fd, const char *needle)
+{
+	char rec[2048];
+	int found = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten records: go on */
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		if (strstr(rec, needle))
+			found = 1;
+	}
+	return found;
+}
+
+/* ---- waiting for the host ------------------------------------------------ */
+
+/*
+ * Ask the host to act, and wait for its answer: prints "e2e-sync: <tag>"
+ * on the console and reads the line "e2e-reply: <tag> <answer>" that the
+ * host types on it (e2e.py: Qemu.sync(tag, timeout, action)).  The answer
+ * (without the prefix) goes to answer; fails the test after timeout_s.
+ */
+static void e2e_host_sync_at(const char *file, int lineno, const char *tag,
+			     char *answer, size_t size, int timeout_s)
+{
+	char line[512], prefix[160];
+	struct termios tio;
+	size_t len = 0, plen;
+	struct timespec t0, now;
+
+	snprintf(prefix, sizeof(prefix), "e2e-reply: %s ", tag);
+	plen = strlen(prefix);
+	/* line mode, no echo of what the host types */
+	if (tcgetattr(0, &tio) == 0) {
+		tio.c_lflag |= ICANON;
+		tio.c_lflag &= ~(ECHO | ECHONL);
+		tcsetattr(0, TCSANOW, &tio);
+	}
+	e2e_line("e2e-sync: %s", tag);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd pfd = { .fd = 0, .events = POLLIN };
+		int left;
+		ssize_t n;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = timeout_s * 1000 - (now.tv_sec - t0.tv_sec) * 1000 -
+		       (now.tv_nsec - t0.tv_nsec) / 1000000;
+		if (left <= 0)
+			e2e_fail_at(file, lineno,
+				    "no answer from the host to '%s' in %d s",
+				    tag, timeout_s);
+		if (poll(&pfd, 1, left) <= 0)
+			continue;
+		n = read(0, line + len, sizeof(line) - 1 - len);
+		if (n <= 0) {
+			usleep(100000);
+			continue;
+		}
+		len += n;
+		line[len] = 0;
+		for (char *nl; (nl = strchr(line, '\n')); ) {
+			*nl = 0;
+			if (nl > line && nl[-1] == '\r')
+				nl[-1] = 0;
+			if (!strncmp(line, prefix, plen)) {
+				snprintf(answer, size, "%s", line + plen);
+				return;
+			}
+			memmove(line, nl + 1, strlen(nl + 1) + 1);
+			len = strlen(line);
+		}
+		if (len >= sizeof(line) - 1)
+			len = 0;	/* an overlong line: drop it */
+	}
+}
+
+#define e2e_host_sync(tag, answer, size, timeout_s) \
+	e2e_host_sync_at(__FILE__, __LINE__, tag, answer, size, timeout_s)
+
+/* ---- the harness ---------------------------------------------------------- */
+
+static int e2e_run_one(const struct e2e_test *t, int num)
+{
+	unsigned int timeout = t->timeout ? t->timeout : E2E_DEFAULT_TIMEOUT;
+	struct timespec t0, now;
+	int fds[2], status = 0, timed_out = 0, skip;
+	char reason[800] = "";
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC)) {
+		e2e_line("not ok %d - %s # pipe: %s", num, t->name,
+			 strerrorname_np(errno));
+		return 1;
+	}
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	fflush(NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	if (pid < 0) {
+		e2e_line("not ok %d - %s # fork: %s", num, t->name,
+			 strerrorname_np(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		e2e_reason_fd = fds[1];
+		setpgid(0, 0);
+		umask(022);
+		t->fn();
+		fflush(NULL);
+		_exit(0);
+	}
+	close(fds[1]);
+	setpgid(pid, pid);
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec >= (time_t)timeout) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			timed_out = 1;
+			break;
+		}
+		usleep(20000);
+	}
+	/* Reap the test's orphans, if any (we are init's child, not init). */
+	kill(-pid, SIGKILL);
+	n = read(fds[0], reason, sizeof(reason) - 1);
+	reason[n > 0 ? n : 0] = 0;
+	close(fds[0]);
+	reason[strcspn(reason, "\n")] = 0;	/* the first one */
+
+	skip = WIFEXITED(status) && WEXITSTATUS(status) == E2E_EXIT_SKIP;
+	if (timed_out) {
+		e2e_line("not ok %d - %s # timed out after %u s", num, t->name,
+			 timeout);
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		e2e_line("ok %d - %s", num, t->name);
+		return 0;
+	} else if (skip) {
+		e2e_line("ok %d - %s # SKIP %s", num, t->name, reason);
+		return 0;
+	} else if (WIFSIGNALED(status)) {
+		e2e_line("not ok %d - %s # killed by signal %d %s", num,
+			 t->name, WTERMSIG(status), reason);
+	} else {
+		e2e_line("not ok %d - %s # %s", num, t->name,
+			 reason[0] ? reason : "failed (no reason given)");
+	}
+	return 1;
+}
+
+/*
+ * Run the tests named in argv[1..] (all if none), print TAP; setup runs
+ * first (in this process: a failing check there fails every test) and
+ * teardown last.  Returns the exit code: 0 if everything passed.
+ */
+static int e2e_main(int argc, char **argv, const struct e2e_test *tests,
+		    size_t count, void (*setup)(void), void (*teardown)(void))
+{
+	const struct e2e_test **run;
+	size_t nrun = 0, i;
+	int j, failed = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	run = calloc(count + (argc > 1 ? argc : 0), sizeof(*run));
+	if (argc > 1) {
+		for (j = 1; j < argc; j++) {
+			for (i = 0; i < count; i++)
+				if (!strcmp(argv[j], tests[i].name))
+					break;
+			run[nrun] = i < count ? &tests[i] : NULL;
+			if (!run[nrun])
+				e2e_diag("unknown test '%s'", argv[j]);
+			nrun++;
+		}
+	} else {
+		for (i = 0; i < count; i++)
+			run[nrun++] = &tests[i];
+	}
+
+	e2e_line("TAP version 13");
+	e2e_line("1..%zu", nrun);
+	if (setup) {
+		pid_t pid = fork();
+		int status = 1;
+
+		/* in a child, so that a failing check can end it */
+		if (pid == 0) {
+			setup();
+			_exit(0);
+		}
+		if (pid > 0)
+			waitpid(pid, &status, 0);
+		if (status) {
+			for (i = 0; i < nrun; i++)
+				e2e_line("not ok %zu - %s # setup failed", i + 1,
+					 run[i] ? run[i]->name : argv[i + 1]);
+			return 1;
+		}
+	}
+	for (i = 0; i < nrun; i++) {
+		if (!run[i]) {
+			e2e_line("not ok %zu - %s # no such test", i + 1,
+				 argv[i + 1]);
+			failed++;
+			continue;
+		}
+		failed += e2e_run_one(run[i], i + 1);
+	}
+	if (teardown) {
+		pid_t pid = fork();
+		int status = 1;
+
+		if (pid == 0) {
+			teardown();
+			_exit(0);
+		}
+		if (pid > 0)
+			waitpid(pid, &status, 0);
+		if (status)
+			e2e_diag("teardown failed");
+	}
+	e2e_diag("%zu tests, %d failed", nrun, failed);
+	free(run);
+	return failed ? 1 : 0;
+}
+
+#endif /* E2E_TEST_H */

@@ -1,0 +1,980 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * End-to-end tests of overlayfs's unprivileged mounts (userxattr), uuid=off
+ * and their neighbours, run as init's child in a QEMU guest (e2e/lib).
+ *
+ * Disks: /dev/vda (ext4, mounted on /mnt/a) holds the layers of every test;
+ * /dev/vdb (ext4, /mnt/c), when present, is a second filesystem.  Root sets
+ * layers up; the unprivileged part runs as uid/gid 1000, mostly in a new
+ * user + mount namespace where it is 0 (e2e_as_user(..., E2E_USERNS)).
+ *
+ * Two-boot scenario (uuid=off on a copied disk): uuid_off_prepare writes
+ * through two overlays and records checksums on boot 1; the host copies
+ * the disk and gives the copy a new filesystem UUID; uuid_off_copy and
+ * uuid_on_copy_estale check the copy on boot 2.
+ */
+#include "e2e_test.h"
+
+#include <dirent.h>
+#include <ftw.h>
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+
+#define DISK	"/mnt/a"
+#define DISK2	"/mnt/c"
+#define USER	1000
+
+/* A path built from a format; 16 rotating buffers. */
+static const char *P(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *P(const char *fmt, ...)
+{
+	static char bufs[16][512];
+	static int i;
+	char *b = bufs[i++ % 16];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b, 512, fmt, ap);
+	va_end(ap);
+	return b;
+}
+
+struct ovl {
+	char base[256];
+	char lower[300], upper[300], work[300], merged[300];
+};
+
+/* base/{lower,upper,work,merged}, owned by USER unless root_owned. */
+static void layers(struct ovl *o, const char *base, int root_owned)
+{
+	snprintf(o->base, sizeof(o->base), "%s", base);
+	snprintf(o->lower, sizeof(o->lower), "%s/lower", base);
+	snprintf(o->upper, sizeof(o->upper), "%s/upper", base);
+	snprintf(o->work, sizeof(o->work), "%s/work", base);
+	snprintf(o->merged, sizeof(o->merged), "%s/merged", base);
+	e2e_mkdirs(o->lower, 0755);
+	e2e_mkdirs(o->upper, 0755);
+	e2e_mkdirs(o->work, 0755);
+	e2e_mkdirs(o->merged, 0755);
+	if (!root_owned) {
+		E2E_OK(chown(o->base, USER, USER));
+		E2E_OK(chown(o->lower, USER, USER));
+		E2E_OK(chown(o->upper, USER, USER));
+		E2E_OK(chown(o->work, USER, USER));
+		E2E_OK(chown(o->merged, USER, USER));
+	}
+}
+
+static const char *opts(const struct ovl *o, const char *extra)
+{
+	return P("lowerdir=%s,upperdir=%s,workdir=%s%s%s", o->lower, o->upper,
+		 o->work, extra && *extra ? "," : "", extra ? extra : "");
+}
+
+static int ovl_mount(const struct ovl *o, const char *extra)
+{
+	return mount("overlay", o->merged, "overlay", 0, opts(o, extra));
+}
+
+#define MOUNT_OK(o, extra) do {						\
+	if (ovl_mount(o, extra))					\
+		E2E_FAIL("mount -t overlay -o %s %s: %s", opts(o, extra),\
+			 (o)->merged, strerrorname_np(errno) ?: "?");	\
+} while (0)
+
+/* A file owned by USER (unless root_owned) with content. */
+static void put(const char *path, const char *content, int root_owned)
+{
+	e2e_put_file(path, content, root_owned ? 0600 : 0644);
+	if (!root_owned)
+		E2E_OK(lchown(path, USER, USER));
+}
+
+static void mkdir_own(const char *path, mode_t mode, int root_owned)
+{
+	E2E_OK(mkdir(path, mode));
+	if (!root_owned)
+		E2E_OK(lchown(path, USER, USER));
+}
+
+#define EXPECT_CONTENT(path, want) do {					\
+	char __b[4096];							\
+	const char *__p = (path);					\
+	if (e2e_get_file(__p, __b, sizeof(__b)) < 0)			\
+		E2E_FAIL("read %s: %s", __p, strerrorname_np(errno) ?: "?");\
+	if (strcmp(__b, (want)))					\
+		E2E_FAIL("%s holds '%.60s', expected '%.60s'", __p, __b, (want));\
+} while (0)
+
+/* Does the mount on path show opt among its options in /proc/self/mounts? */
+static int mount_has_opt(const char *path, const char *opt)
+{
+	char buf[65536], *line, *save = NULL;
+	size_t ol = strlen(opt);
+
+	if (e2e_get_file("/proc/self/mounts", buf, sizeof(buf)) < 0)
+		E2E_FAIL("read /proc/self/mounts: %s", strerrorname_np(errno));
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char dev[256], mnt[512], type[64], mo[4096];
+		char *p;
+
+		if (sscanf(line, "%255s %511s %63s %4095s", dev, mnt, type, mo) != 4)
+			continue;
+		if (strcmp(mnt, path))
+			continue;
+		for (p = mo; (p = strstr(p, opt)); p += ol)
+			if ((p == mo || p[-1] == ',') && (p[ol] == ',' || !p[ol]))
+				return 1;
+		return 0;
+	}
+	E2E_FAIL("%s is not a mount point", path);
+}
+
+/* ---- xattr helpers ----------------------------------------------------- */
+
+static ssize_t xget(const char *path, const char *name, void *buf, size_t size)
+{
+	return lgetxattr(path, name, buf, size);
+}
+
+struct xscan {
+	int user_ovl;		/* user.overlay.* xattrs seen */
+	int trusted_ovl;	/* trusted.overlay.* xattrs seen */
+	char where[4400];	/* first trusted one */
+};
+static struct xscan xscan;
+
+static int xscan_one(const char *path, const struct stat *st, int flag,
+		     struct FTW *ftw)
+{
+	char list[4096], *n;
+	ssize_t len = llistxattr(path, list, sizeof(list));
+
+	(void)st; (void)flag; (void)ftw;
+	for (n = list; len > 0 && n < list + len; n += strlen(n) + 1) {
+		if (!strncmp(n, "user.overlay.", 13))
+			xscan.user_ovl++;
+		if (!strncmp(n, "trusted.overlay.", 16) && !xscan.trusted_ovl++)
+			snprintf(xscan.where, sizeof(xscan.where), "%s: %s",
+				 path, n);
+	}
+	return 0;
+}
+
+/* Count the overlay xattrs on everything under dir (from this ns). */
+static void scan_xattrs(const char *dir)
+{
+	memset(&xscan, 0, sizeof(xscan));
+	E2E_OK(nftw(dir, xscan_one, 16, FTW_PHYS));
+}
+
+/* ---- checksums ----------------------------------------------------------- */
+
+static uint64_t fnv_file(const char *path, off_t *size)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	unsigned char buf[8192];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	*size = 0;
+	if (fd < 0)
+		E2E_FAIL("open %s: %s", path, strerrorname_np(errno) ?: "?");
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < n; i++)
+			h = (h ^ buf[i]) * 0x100000001b3ULL;
+		*size += n;
+	}
+	if (n < 0)
+		E2E_FAIL("read %s: %s", path, strerrorname_np(errno) ?: "?");
+	close(fd);
+	return h;
+}
+
+/* Deterministic pseudo-random content of len bytes. */
+static void put_random(const char *path, size_t len, unsigned int seed)
+{
+	char *buf = malloc(len + 1);
+	uint32_t x = seed * 2654435761u + 1;
+
+	for (size_t i = 0; i < len; i++) {
+		x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+		buf[i] = 'a' + x % 26;
+	}
+	buf[len] = 0;
+	e2e_put_file(path, buf, 0644);
+	free(buf);
+}
+
+/* ---- setup / teardown ---------------------------------------------------- */
+
+static void setup(void)
+{
+	e2e_mkdirs(DISK, 0755);
+	E2E_OK(mount("/dev/vda", DISK, "ext4", 0, NULL));
+	E2E_OK(chmod(DISK, 0755));
+	if (access("/dev/vdb", F_OK) == 0) {
+		e2e_mkdirs(DISK2, 0755);
+		E2E_OK(mount("/dev/vdb", DISK2, "ext4", 0, NULL));
+		E2E_OK(chmod(DISK2, 0755));
+	}
+}
+
+/* Unmount everything below /mnt, deepest (last mounted) first. */
+static void teardown(void)
+{
+	char buf[65536], *mnts[256], *line, *save = NULL;
+	int n = 0, bad = 0;
+
+	if (e2e_get_file("/proc/self/mounts", buf, sizeof(buf)) < 0)
+		E2E_FAIL("read /proc/self/mounts: %s", strerrorname_np(errno));
+	for (line = strtok_r(buf, "\n", &save); line && n < 256;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *mnt = strchr(line, ' ');
+
+		if (!mnt)
+			continue;
+		mnt++;
+		*strchrnul(mnt, ' ') = 0;
+		if (!strncmp(mnt, "/mnt/", 5))
+			mnts[n++] = mnt;
+	}
+	while (n--) {
+		if (umount(mnts[n])) {
+			e2e_diag("umount %s: %s", mnts[n], strerrorname_np(errno));
+			bad++;
+		}
+	}
+	sync();
+	E2E_ASSERT(!bad, "%d mounts could not be unmounted", bad);
+}
+
+/* ==== 1. unprivileged mount ================================================ */
+
+static struct ovl s1;
+
+static void s1_no_userns(void *arg)
+{
+	(void)arg;
+	E2E_ERRNO(ovl_mount(&s1, "userxattr"), EPERM);
+	E2E_ERRNO(ovl_mount(&s1, NULL), EPERM);
+}
+
+static void s1_in_userns(void *arg)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *de;
+	int n = 0;
+
+	(void)arg;
+	MOUNT_OK(&s1, "userxattr");
+	/* create, modify, delete */
+	e2e_put_file(P("%s/new", s1.merged), "new data", 0644);
+	e2e_put_file(P("%s/mod", s1.merged), "changed", 0644);
+	E2E_OK(unlink(P("%s/del", s1.merged)));
+	/* an empty lower dir replaced by a new one */
+	E2E_OK(rmdir(P("%s/dir_e", s1.merged)));
+	E2E_OK(mkdir(P("%s/dir_e", s1.merged), 0755));
+	/* a lower dir with content replaced by a new, empty one */
+	E2E_OK(unlink(P("%s/dir_f/x", s1.merged)));
+	E2E_OK(rmdir(P("%s/dir_f", s1.merged)));
+	E2E_OK(mkdir(P("%s/dir_f", s1.merged), 0755));
+
+	/* the merged view */
+	EXPECT_CONTENT(P("%s/keep", s1.merged), "lower keep");
+	EXPECT_CONTENT(P("%s/mod", s1.merged), "changed");
+	EXPECT_CONTENT(P("%s/new", s1.merged), "new data");
+	E2E_ERRNO(stat(P("%s/del", s1.merged), &st), ENOENT);
+	E2E_ERRNO(stat(P("%s/dir_f/x", s1.merged), &st), ENOENT);
+	d = opendir(P("%s/dir_f", s1.merged));
+	E2E_ASSERT(d, "opendir dir_f: %s", strerrorname_np(errno));
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(d);
+	E2E_ASSERT(n == 0, "new dir_f shows %d lower entries", n);
+	E2E_ASSERT(mount_has_opt(s1.merged, "userxattr"), "no userxattr in mounts");
+	E2E_OK(umount(s1.merged));
+}
+
+static void t_unpriv_mount(void)
+{
+	struct stat st;
+	char v[16];
+	ssize_t n;
+
+	layers(&s1, DISK "/s1", 0);
+	put(P("%s/keep", s1.lower), "lower keep", 0);
+	put(P("%s/mod", s1.lower), "lower mod", 0);
+	put(P("%s/del", s1.lower), "lower del", 0);
+	mkdir_own(P("%s/dir_e", s1.lower), 0755, 0);
+	mkdir_own(P("%s/dir_f", s1.lower), 0755, 0);
+	put(P("%s/dir_f/x", s1.lower), "lower x", 0);
+
+	e2e_as_user(USER, USER, 0, s1_no_userns, NULL);
+	e2e_as_user(USER, USER, E2E_USERNS, s1_in_userns, NULL);
+
+	/* what landed in upper, seen from the initial namespace */
+	EXPECT_CONTENT(P("%s/new", s1.upper), "new data");
+	EXPECT_CONTENT(P("%s/mod", s1.upper), "changed");
+	EXPECT_CONTENT(P("%s/mod", s1.lower), "lower mod");
+	E2E_ERRNO(lstat(P("%s/keep", s1.upper), &st), ENOENT);
+	E2E_OK(lstat(P("%s/del", s1.upper), &st));
+	E2E_ASSERT(S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0),
+		   "del in upper is not a whiteout (mode %o rdev %u:%u)",
+		   st.st_mode, major(st.st_rdev), minor(st.st_rdev));
+	E2E_OK(lstat(P("%s/new", s1.upper), &st));
+	E2E_ASSERT(st.st_uid == USER, "new in upper owned by %u", st.st_uid);
+	for (int i = 0; i < 2; i++) {
+		const char *dir = P("%s/%s", s1.upper, i ? "dir_f" : "dir_e");
+
+		n = xget(dir, "user.overlay.opaque", v, sizeof(v));
+		E2E_ASSERT(n == 1 && v[0] == 'y', "%s: user.overlay.opaque: %s",
+			   dir, n < 0 ? strerrorname_np(errno) : "not 'y'");
+		E2E_ERRNO(xget(dir, "trusted.overlay.opaque", v, sizeof(v)), ENODATA);
+	}
+	scan_xattrs(s1.upper);
+	E2E_ASSERT(xscan.user_ovl >= 2, "only %d user.overlay.* xattrs in upper",
+		   xscan.user_ovl);
+	E2E_ASSERT(!xscan.trusted_ovl, "trusted.overlay.* in upper: %s",
+		   xscan.where);
+	scan_xattrs(s1.work);
+	E2E_ASSERT(!xscan.trusted_ovl, "trusted.overlay.* in work: %s",
+		   xscan.where);
+}
+
+/* ==== 3. uuid=off on a copied disk ========================================= */
+
+static struct ovl s3off, s3on, s3two;
+
+#define OVL_FB_UUID 5		/* struct ovl_fb: version magic len flags type uuid */
+
+/* The uuid stored in the origin xattr of path (prefix "trusted" or "user"). */
+static void origin_uuid(const char *path, unsigned char uuid[16])
+{
+	unsigned char fb[256];
+	ssize_t n = xget(path, "trusted.overlay.origin", fb, sizeof(fb));
+
+	if (n < 0)
+		E2E_FAIL("%s: trusted.overlay.origin: %s", path,
+			 strerrorname_np(errno) ?: "?");
+	E2E_ASSERT(n >= OVL_FB_UUID + 16 && fb[1] == 0xfb,
+		   "%s: origin xattr of %zd bytes is no ovl_fb", path, n);
+	memcpy(uuid, fb + OVL_FB_UUID, 16);
+}
+
+static int is_null_uuid(const unsigned char u[16])
+{
+	for (int i = 0; i < 16; i++)
+		if (u[i])
+			return 0;
+	return 1;
+}
+
+/* The files of the uuid scenario, relative to merged. */
+static const char *const s3_files[] = {
+	"f1", "f2", "f2link", "f3", "d/g", "d/h", "new1", "d/new2",
+};
+
+/* Fill lower, write through the overlay (copy-ups with origin, a hardlink
+ * copy-up that uses the index, new files), record checksums in base/sums. */
+static void s3_write(struct ovl *o, const char *base, const char *opt)
+{
+	char sums[4096] = "";
+	struct stat a, b;
+
+	layers(o, base, 1);
+	put_random(P("%s/f1", o->lower), 70000, 1);
+	put_random(P("%s/f2", o->lower), 5000, 2);
+	put_random(P("%s/f3", o->lower), 300, 3);
+	e2e_mkdirs(P("%s/d", o->lower), 0755);
+	put_random(P("%s/d/g", o->lower), 12345, 4);
+	put_random(P("%s/d/h", o->lower), 10, 5);
+
+	MOUNT_OK(o, opt);
+	E2E_ASSERT(mount_has_opt(o->merged, "index=on"), "index is not on");
+	{
+		int fd = E2E_OK(open(P("%s/f1", o->merged), O_WRONLY | O_APPEND));
+
+		E2E_OK(write(fd, "appended", 8));
+		close(fd);
+	}
+	E2E_OK(link(P("%s/f2", o->merged), P("%s/f2link", o->merged)));
+	E2E_OK(chmod(P("%s/f3", o->merged), 0600));
+	e2e_put_file(P("%s/d/g", o->merged), "rewritten g", 0644);
+	put_random(P("%s/new1", o->merged), 40000, 6);
+	put_random(P("%s/d/new2", o->merged), 333, 7);
+
+	E2E_OK(stat(P("%s/f2", o->merged), &a));
+	E2E_OK(stat(P("%s/f2link", o->merged), &b));
+	E2E_ASSERT(a.st_ino == b.st_ino && a.st_nlink == 2,
+		   "hardlink f2/f2link: ino %lu/%lu nlink %lu",
+		   (unsigned long)a.st_ino, (unsigned long)b.st_ino,
+		   (unsigned long)a.st_nlink);
+	for (size_t i = 0; i < E2E_COUNT(s3_files); i++) {
+		off_t size;
+		uint64_t h = fnv_file(P("%s/%s", o->merged, s3_files[i]), &size);
+
+		snprintf(sums + strlen(sums), sizeof(sums) - strlen(sums),
+			 "%s %lld %016llx\n", s3_files[i], (long long)size,
+			 (unsigned long long)h);
+	}
+	E2E_OK(umount(o->merged));
+	e2e_put_file(P("%s/sums", o->base), sums, 0644);
+}
+
+static void s3_verify(struct ovl *o)
+{
+	char want[4096], got[4096] = "";
+	struct stat a, b;
+
+	E2E_OK(e2e_get_file(P("%s/sums", o->base), want, sizeof(want)));
+	E2E_OK(stat(P("%s/f2", o->merged), &a));
+	E2E_OK(stat(P("%s/f2link", o->merged), &b));
+	E2E_ASSERT(a.st_ino == b.st_ino && a.st_nlink == 2,
+		   "hardlink f2/f2link: ino %lu/%lu nlink %lu",
+		   (unsigned long)a.st_ino, (unsigned long)b.st_ino,
+		   (unsigned long)a.st_nlink);
+	for (size_t i = 0; i < E2E_COUNT(s3_files); i++) {
+		off_t size;
+		uint64_t h = fnv_file(P("%s/%s", o->merged, s3_files[i]), &size);
+
+		snprintf(got + strlen(got), sizeof(got) - strlen(got),
+			 "%s %lld %016llx\n", s3_files[i], (long long)size,
+			 (unsigned long long)h);
+	}
+	if (strcmp(want, got)) {
+		e2e_diag("recorded:");
+		for (char *l = strtok(want, "\n"); l; l = strtok(NULL, "\n"))
+			e2e_diag("  %s", l);
+		e2e_diag("read back:");
+		for (char *l = strtok(got, "\n"); l; l = strtok(NULL, "\n"))
+			e2e_diag("  %s", l);
+		E2E_FAIL("files differ from the checksums of boot 1");
+	}
+}
+
+static void t_uuid_off_prepare(void)
+{
+	unsigned char u[16];
+
+	s3_write(&s3off, DISK "/s3off", "index=on,uuid=off");
+	s3_write(&s3on, DISK "/s3on", "index=on");
+
+	/* uuid=off: null uuid in the origin file handles; default: the fs's */
+	origin_uuid(P("%s/f1", s3off.upper), u);
+	E2E_ASSERT(is_null_uuid(u), "uuid=off stored a uuid in f1's origin");
+	origin_uuid(s3off.upper, u);
+	E2E_ASSERT(is_null_uuid(u), "uuid=off stored a uuid in upper root's origin");
+	origin_uuid(P("%s/f1", s3on.upper), u);
+	E2E_ASSERT(!is_null_uuid(u), "default uuid stored a null uuid");
+
+	/* both mounted again (index verification) before the copy */
+	MOUNT_OK(&s3off, "index=on,uuid=off");
+	E2E_ASSERT(mount_has_opt(s3off.merged, "uuid=off"), "uuid=off not shown");
+	s3_verify(&s3off);
+	E2E_OK(umount(s3off.merged));
+	MOUNT_OK(&s3on, "index=on");
+	s3_verify(&s3on);
+	E2E_OK(umount(s3on.merged));
+	sync();
+}
+
+static void t_uuid_off_two_fs(void)
+{
+	unsigned char u[16];
+	int kmsg;
+
+	if (access("/dev/vdb", F_OK))
+		E2E_FAIL("no second disk (/dev/vdb)");
+	/* lower on the second disk, upper and work on the first */
+	layers(&s3two, DISK "/s3two", 1);
+	snprintf(s3two.lower, sizeof(s3two.lower), DISK2 "/s3two-lower");
+	e2e_mkdirs(s3two.lower, 0755);
+	put_random(P("%s/f", s3two.lower), 1000, 9);
+
+	kmsg = e2e_kmsg_open();
+	MOUNT_OK(&s3two, "index=on,uuid=off");
+	E2E_ASSERT(e2e_kmsg_find(kmsg, "overlayfs: The uuid=off requires a single "
+				 "fs for lower and upper, falling back to uuid=on."),
+		   "no uuid=off fallback warning in the kernel log");
+	E2E_ASSERT(!mount_has_opt(s3two.merged, "uuid=off"),
+		   "uuid=off still in effect with two filesystems");
+	e2e_put_file(P("%s/f", s3two.merged), "copied up", 0644);
+	E2E_OK(umount(s3two.merged));
+	origin_uuid(P("%s/f", s3two.upper), u);
+	E2E_ASSERT(!is_null_uuid(u), "fallback to uuid=on stored a null uuid");
+	close(kmsg);
+}
+
+/* boot 2, on the copy with a new filesystem UUID */
+static void t_uuid_off_copy(void)
+{
+	layers(&s3off, DISK "/s3off", 1);
+	MOUNT_OK(&s3off, "index=on,uuid=off");
+	s3_verify(&s3off);
+	/* and still writable with index */
+	e2e_put_file(P("%s/f3", s3off.merged), "after copy", 0600);
+	EXPECT_CONTENT(P("%s/f3", s3off.merged), "after copy");
+	E2E_OK(umount(s3off.merged));
+}
+
+static void t_uuid_on_copy_estale(void)
+{
+	int kmsg;
+
+	layers(&s3on, DISK "/s3on", 1);
+	kmsg = e2e_kmsg_open();
+	E2E_ERRNO(ovl_mount(&s3on, "index=on"), ESTALE);
+	E2E_ASSERT(e2e_kmsg_find(kmsg, "failed to verify upper root origin"),
+		   "no 'failed to verify upper root origin' in the kernel log");
+	close(kmsg);
+}
+
+/* ==== 2. option conflicts reach users ====================================== */
+
+static struct ovl s2;
+
+struct conflict {
+	const char *opt, *msg;
+	int kmsg;
+};
+
+static void s2_conflict(void *arg)
+{
+	struct conflict *c = arg;
+
+	E2E_ERRNO(ovl_mount(&s2, c->opt), EINVAL);
+	E2E_ASSERT(e2e_kmsg_find(c->kmsg, c->msg),
+		   "kernel log does not say '%s'", c->msg);
+}
+
+static void s2_conflict_test(const char *opt, const char *msg)
+{
+	struct conflict c = { opt, msg, -1 };
+
+	layers(&s2, DISK "/s2", 0);
+	c.kmsg = e2e_kmsg_open();
+	e2e_as_user(USER, USER, E2E_USERNS, s2_conflict, &c);
+	close(c.kmsg);
+}
+
+static void t_conflict_redirect_dir(void)
+{
+	s2_conflict_test("userxattr,redirect_dir=on",
+			 "overlayfs: conflicting options: userxattr,redirect_dir=on");
+}
+
+static void t_conflict_metacopy(void)
+{
+	s2_conflict_test("userxattr,metacopy=on",
+			 "overlayfs: conflicting options: userxattr,metacopy=on");
+}
+
+static void s2_rename(void *arg)
+{
+	struct stat st;
+
+	(void)arg;
+	MOUNT_OK(&s2, "userxattr");
+	E2E_ERRNO(rename(P("%s/ldir", s2.merged), P("%s/ldir2", s2.merged)), EXDEV);
+	E2E_OK(stat(P("%s/ldir/f", s2.merged), &st));
+	/* a dir created in upper can be renamed */
+	E2E_OK(mkdir(P("%s/udir", s2.merged), 0755));
+	E2E_OK(rename(P("%s/udir", s2.merged), P("%s/udir2", s2.merged)));
+	E2E_OK(umount(s2.merged));
+}
+
+static void t_rename_lower_dir_exdev(void)
+{
+	layers(&s2, DISK "/s2r", 0);
+	mkdir_own(P("%s/ldir", s2.lower), 0755, 0);
+	put(P("%s/ldir/f", s2.lower), "f", 0);
+	e2e_as_user(USER, USER, E2E_USERNS, s2_rename, NULL);
+}
+
+/* ==== 4. copy-up of a symlink under userxattr ============================== */
+
+static struct ovl s4;
+#define S4_TIME 1000000000
+
+static void s4_user(void *arg)
+{
+	struct timespec ts[2] = { { S4_TIME, 0 }, { S4_TIME, 0 } };
+	struct stat st;
+
+	(void)arg;
+	MOUNT_OK(&s4, "userxattr");
+	E2E_OK(lchown(P("%s/link", s4.merged), 0, 0));
+	E2E_OK(utimensat(AT_FDCWD, P("%s/d/link2", s4.merged), ts,
+			 AT_SYMLINK_NOFOLLOW));
+	E2E_OK(lstat(P("%s/d/link2", s4.merged), &st));
+	E2E_ASSERT(st.st_mtime == S4_TIME, "mtime %ld", (long)st.st_mtime);
+	E2E_OK(umount(s4.merged));
+}
+
+static void t_symlink_copy_up(void)
+{
+	char buf[256];
+	struct stat st;
+	ssize_t n;
+
+	layers(&s4, DISK "/s4", 0);
+	E2E_OK(symlink("some/target", P("%s/link", s4.lower)));
+	E2E_OK(lchown(P("%s/link", s4.lower), USER, USER));
+	mkdir_own(P("%s/d", s4.lower), 0755, 0);
+	E2E_OK(symlink("/elsewhere", P("%s/d/link2", s4.lower)));
+	E2E_OK(lchown(P("%s/d/link2", s4.lower), USER, USER));
+
+	e2e_as_user(USER, USER, E2E_USERNS, s4_user, NULL);
+
+	E2E_OK(lstat(P("%s/link", s4.upper), &st));
+	E2E_ASSERT(S_ISLNK(st.st_mode), "upper link is no symlink");
+	n = E2E_OK(readlink(P("%s/link", s4.upper), buf, sizeof(buf) - 1));
+	buf[n] = 0;
+	E2E_ASSERT(!strcmp(buf, "some/target"), "upper link -> %s", buf);
+	E2E_OK(lstat(P("%s/d/link2", s4.upper), &st));
+	E2E_ASSERT(S_ISLNK(st.st_mode) && st.st_mtime == S4_TIME,
+		   "upper d/link2: mode %o mtime %ld", st.st_mode,
+		   (long)st.st_mtime);
+}
+
+/* ==== 5. flags ioctls / fileattr =========================================== */
+
+static struct ovl s5;
+
+static void s5_user(void *arg)
+{
+	struct stat st;
+	int fd, flags, f2;
+	struct timespec ts[2] = { { 1, 0 }, { 1, 0 } };
+
+	(void)arg;
+	MOUNT_OK(&s5, "userxattr");
+	fd = E2E_OK(open(P("%s/plain", s5.merged), O_RDONLY));
+	E2E_OK(ioctl(fd, FS_IOC_GETFLAGS, &flags));
+	f2 = flags | FS_IMMUTABLE_FL;
+	E2E_ERRNO(ioctl(fd, FS_IOC_SETFLAGS, &f2), EPERM);
+	f2 = flags | FS_APPEND_FL;
+	E2E_ERRNO(ioctl(fd, FS_IOC_SETFLAGS, &f2), EPERM);
+	E2E_OK(ioctl(fd, FS_IOC_GETFLAGS, &f2));
+	E2E_ASSERT(!(f2 & (FS_IMMUTABLE_FL | FS_APPEND_FL)), "flags now %#x", f2);
+	close(fd);
+
+	/* the immutable lower file: readable, but nothing copies it up */
+	fd = E2E_OK(open(P("%s/immut", s5.merged), O_RDONLY));
+	E2E_OK(ioctl(fd, FS_IOC_GETFLAGS, &flags));
+	E2E_ASSERT(flags & FS_IMMUTABLE_FL, "immut flags %#x", flags);
+	flags &= ~FS_IMMUTABLE_FL;
+	E2E_ERRNO(ioctl(fd, FS_IOC_SETFLAGS, &flags), EPERM);
+	close(fd);
+	EXPECT_CONTENT(P("%s/immut", s5.merged), "immutable");
+	E2E_ERRNO(open(P("%s/immut", s5.merged), O_WRONLY), EPERM);
+	E2E_ERRNO(open(P("%s/immut", s5.merged), O_RDWR | O_APPEND), EPERM);
+	E2E_ERRNO(chmod(P("%s/immut", s5.merged), 0600), EPERM);
+	E2E_ERRNO(chown(P("%s/immut", s5.merged), 0, 0), EPERM);
+	E2E_ERRNO(utimensat(AT_FDCWD, P("%s/immut", s5.merged), ts, 0), EPERM);
+	E2E_ERRNO(setxattr(P("%s/immut", s5.merged), "user.x", "1", 1, 0), EPERM);
+	E2E_ERRNO(unlink(P("%s/immut", s5.merged)), EPERM);
+	E2E_ERRNO(rename(P("%s/immut", s5.merged), P("%s/moved", s5.merged)), EPERM);
+	E2E_OK(stat(P("%s/immut", s5.merged), &st));
+	E2E_OK(umount(s5.merged));
+}
+
+static void t_fileattr_flags(void)
+{
+	struct stat st;
+	int fd, flags;
+
+	layers(&s5, DISK "/s5", 0);
+	put(P("%s/plain", s5.lower), "plain", 0);
+	put(P("%s/immut", s5.lower), "immutable", 0);
+	fd = E2E_OK(open(P("%s/immut", s5.lower), O_RDONLY));
+	E2E_OK(ioctl(fd, FS_IOC_GETFLAGS, &flags));
+	flags |= FS_IMMUTABLE_FL;
+	E2E_OK(ioctl(fd, FS_IOC_SETFLAGS, &flags));
+	close(fd);
+
+	e2e_as_user(USER, USER, E2E_USERNS, s5_user, NULL);
+
+	E2E_ERRNO(lstat(P("%s/immut", s5.upper), &st), ENOENT);
+	E2E_ERRNO(lstat(P("%s/moved", s5.upper), &st), ENOENT);
+	if (lstat(P("%s/plain", s5.upper), &st) == 0) {
+		fd = E2E_OK(open(P("%s/plain", s5.upper), O_RDONLY));
+		E2E_OK(ioctl(fd, FS_IOC_GETFLAGS, &flags));
+		E2E_ASSERT(!(flags & (FS_IMMUTABLE_FL | FS_APPEND_FL)),
+			   "upper plain got flags %#x", flags);
+		close(fd);
+	}
+	/* leave the disk removable */
+	fd = E2E_OK(open(P("%s/immut", s5.lower), O_RDONLY));
+	E2E_OK(ioctl(fd, FS_IOC_GETFLAGS, &flags));
+	flags &= ~FS_IMMUTABLE_FL;
+	E2E_OK(ioctl(fd, FS_IOC_SETFLAGS, &flags));
+	close(fd);
+}
+
+/* ==== 6. namespaced file capabilities ====================================== */
+
+static struct ovl s6;
+
+static void s6_user(void *arg)
+{
+	struct vfs_cap_data v2 = {
+		.magic_etc = VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE,
+	};
+	struct vfs_ns_cap_data got;
+	ssize_t n;
+
+	(void)arg;
+	v2.data[0].permitted = 1u << CAP_NET_RAW;
+	MOUNT_OK(&s6, "userxattr");
+	E2E_OK(setxattr(P("%s/capfile", s6.merged), "security.capability",
+			&v2, XATTR_CAPS_SZ_2, 0));
+	/* in the namespace it reads back as a plain v2 capability */
+	n = E2E_OK(getxattr(P("%s/capfile", s6.merged), "security.capability",
+			    &got, sizeof(got)));
+	E2E_ASSERT(n == XATTR_CAPS_SZ_2 &&
+		   (got.magic_etc & VFS_CAP_REVISION_MASK) == VFS_CAP_REVISION_2 &&
+		   got.data[0].permitted == v2.data[0].permitted,
+		   "in the ns: %zd bytes, magic %#x", n, got.magic_etc);
+	E2E_OK(umount(s6.merged));
+}
+
+static void t_ns_file_caps(void)
+{
+	struct vfs_ns_cap_data got;
+	ssize_t n;
+
+	layers(&s6, DISK "/s6", 0);
+	put(P("%s/capfile", s6.lower), "#!/bin/true\n", 0);
+	E2E_OK(chmod(P("%s/capfile", s6.lower), 0755));
+
+	e2e_as_user(USER, USER, E2E_USERNS, s6_user, NULL);
+
+	memset(&got, 0, sizeof(got));
+	n = xget(P("%s/capfile", s6.upper), "security.capability", &got,
+		 sizeof(got));
+	if (n < 0)
+		E2E_FAIL("upper capfile: security.capability: %s",
+			 strerrorname_np(errno));
+	E2E_ASSERT(n == XATTR_CAPS_SZ_3, "upper capability is %zd bytes (v3: %zu)",
+		   n, XATTR_CAPS_SZ_3);
+	E2E_ASSERT((got.magic_etc & VFS_CAP_REVISION_MASK) == VFS_CAP_REVISION_3,
+		   "upper capability magic %#x", got.magic_etc);
+	E2E_ASSERT(got.rootid == USER, "upper capability rootid %u, expected %u",
+		   got.rootid, USER);
+	E2E_ASSERT(got.data[0].permitted == 1u << CAP_NET_RAW &&
+		   (got.magic_etc & VFS_CAP_FLAGS_EFFECTIVE),
+		   "upper capability sets: permitted %#x magic %#x",
+		   got.data[0].permitted, got.magic_etc);
+	/* nothing landed on the lower file */
+	E2E_ERRNO(xget(P("%s/capfile", s6.lower), "security.capability", &got,
+		       sizeof(got)), ENODATA);
+}
+
+/* ==== 7. no privilege from crafted xattrs ================================== */
+
+static struct ovl s7;
+static unsigned char s7_origin[128];	/* a valid-looking fh to a secret */
+static size_t s7_origin_len;
+
+static void s7_plant(void *arg)
+{
+	static const unsigned char junk[] = {
+		0x00, 0xfb, 0x30, 0x00, 0x01, 0xde, 0xad, 0xbe, 0xef };
+
+	(void)arg;
+	/* as uid 1000 in the initial namespace, on the user's own files */
+	E2E_OK(setxattr(P("%s/rd", s7.upper), "user.overlay.redirect", "/secret", 7, 0));
+	E2E_OK(setxattr(P("%s/rdpub", s7.upper), "user.overlay.redirect", "/pub", 4, 0));
+	E2E_OK(setxattr(P("%s/m", s7.upper), "user.overlay.metacopy", "", 0, 0));
+	E2E_OK(setxattr(P("%s/m2", s7.upper), "user.overlay.metacopy", "", 0, 0));
+	E2E_OK(setxattr(P("%s/m2", s7.upper), "user.overlay.redirect", "/secret/key", 11, 0));
+	E2E_OK(setxattr(P("%s/o", s7.upper), "user.overlay.origin", junk, sizeof(junk), 0));
+	E2E_OK(setxattr(P("%s/od", s7.upper), "user.overlay.origin", junk, sizeof(junk), 0));
+	E2E_OK(setxattr(P("%s/o2", s7.upper), "user.overlay.origin", s7_origin,
+			s7_origin_len, 0));
+}
+
+/* Reading path must not give a secret: an error (refusal) is fine. */
+static void no_secret(const char *path)
+{
+	char buf[4096];
+
+	if (e2e_get_file(path, buf, sizeof(buf)) >= 0) {
+		E2E_ASSERT(!strstr(buf, "SECRET"), "%s served '%s'", path, buf);
+		e2e_diag("%s: reads '%s'", path, buf);
+	} else {
+		e2e_diag("%s: %s", path, strerrorname_np(errno));
+	}
+}
+
+static void s7_user(void *arg)
+{
+	int kmsg = *(int *)arg;
+	DIR *d;
+	struct dirent *de;
+	struct stat st;
+
+	MOUNT_OK(&s7, "userxattr");
+	/* redirect: not followed, neither to a secret nor to a public dir;
+	 * 6.1 refuses the lookup (EPERM, logged), a listing would do too */
+	d = opendir(P("%s/rd", s7.merged));
+	if (d) {
+		while ((de = readdir(d)))
+			E2E_ASSERT(strcmp(de->d_name, "key"), "rd lists the secret key");
+		closedir(d);
+		E2E_OK(stat(P("%s/rd/own", s7.merged), &st));
+		e2e_diag("rd: listed without the redirect's entries");
+	} else {
+		E2E_ASSERT(errno == EPERM, "opendir rd: %s", strerrorname_np(errno));
+		E2E_ASSERT(e2e_kmsg_find(kmsg, "refusing to follow redirect for (/rd)"),
+			   "opendir rd: EPERM without 'refusing to follow redirect'");
+		e2e_diag("rd: lookup refused (EPERM)");
+	}
+	E2E_ASSERT(stat(P("%s/rd/key", s7.merged), &st) == -1 &&
+		   (errno == ENOENT || errno == EPERM), "stat rd/key: %s",
+		   errno ? strerrorname_np(errno) : "found");
+	no_secret(P("%s/rd/key", s7.merged));
+	E2E_ASSERT(stat(P("%s/rdpub/visible", s7.merged), &st) == -1 &&
+		   (errno == ENOENT || errno == EPERM), "stat rdpub/visible: %s",
+		   errno ? strerrorname_np(errno) : "found: redirect followed");
+
+	/* metacopy: never data from the lower file (or a redirect) */
+	no_secret(P("%s/m", s7.merged));
+	no_secret(P("%s/m2", s7.merged));
+	if (stat(P("%s/m", s7.merged), &st) == 0)
+		E2E_ASSERT(st.st_size == 0, "m has size %lld", (long long)st.st_size);
+
+	/* bogus and forged origins: ignored, upper content served */
+	EXPECT_CONTENT(P("%s/o", s7.merged), "upper o");
+	EXPECT_CONTENT(P("%s/o2", s7.merged), "upper o2");
+	E2E_OK(stat(P("%s/od", s7.merged), &st));
+	d = opendir(P("%s/od", s7.merged));
+	E2E_ASSERT(d, "opendir od: %s", strerrorname_np(errno));
+	closedir(d);
+	e2e_put_file(P("%s/o", s7.merged), "rewritten", 0644);
+	EXPECT_CONTENT(P("%s/o", s7.merged), "rewritten");
+	E2E_OK(umount(s7.merged));
+}
+
+static void t_crafted_xattrs(void)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char b[MAX_HANDLE_SZ];
+	} h;
+	unsigned char sb[1024 + 0x78];
+	int mnt_id, fd, kmsg;
+
+	layers(&s7, DISK "/s7", 0);
+	/* lower: secrets root can read only, and a public dir */
+	mkdir_own(P("%s/secret", s7.lower), 0700, 1);
+	put(P("%s/secret/key", s7.lower), "SECRET-KEY", 1);
+	mkdir_own(P("%s/pub", s7.lower), 0755, 0);
+	put(P("%s/pub/visible", s7.lower), "visible", 0);
+	put(P("%s/m", s7.lower), "SECRET-METACOPY", 1);
+	put(P("%s/o", s7.lower), "lower o", 0);
+	put(P("%s/o2", s7.lower), "lower o2", 0);
+	mkdir_own(P("%s/od", s7.lower), 0755, 0);
+	/* upper: the user's crafted entries */
+	mkdir_own(P("%s/rd", s7.upper), 0755, 0);
+	put(P("%s/rd/own", s7.upper), "own", 0);
+	mkdir_own(P("%s/rdpub", s7.upper), 0755, 0);
+	put(P("%s/m", s7.upper), "", 0);
+	put(P("%s/m2", s7.upper), "", 0);
+	put(P("%s/o", s7.upper), "upper o", 0);
+	put(P("%s/o2", s7.upper), "upper o2", 0);
+	mkdir_own(P("%s/od", s7.upper), 0755, 0);
+
+	/* A well-formed origin of the secret key (ovl_fb: version 0, magic,
+	 * len, flags, type, uuid of /dev/vda, fid), as an attacker who
+	 * guessed the inode would write it. */
+	h.fh.handle_bytes = MAX_HANDLE_SZ;
+	E2E_OK(name_to_handle_at(AT_FDCWD, P("%s/secret/key", s7.lower), &h.fh,
+				 &mnt_id, 0));
+	fd = E2E_OK(open("/dev/vda", O_RDONLY));
+	E2E_ASSERT(pread(fd, sb, sizeof(sb), 0) == sizeof(sb), "read superblock");
+	close(fd);
+	s7_origin_len = 21 + h.fh.handle_bytes;
+	E2E_ASSERT(s7_origin_len <= sizeof(s7_origin), "handle too big");
+	s7_origin[0] = 0;
+	s7_origin[1] = 0xfb;
+	s7_origin[2] = s7_origin_len;
+	s7_origin[3] = 1 << 1;	/* OVL_FH_FLAG_CPU_ENDIAN (little endian) */
+	s7_origin[4] = h.fh.handle_type;
+	memcpy(s7_origin + 5, sb + 1024 + 0x68, 16);	/* ext4 s_uuid */
+	memcpy(s7_origin + 21, h.fh.f_handle, h.fh.handle_bytes);
+
+	e2e_as_user(USER, USER, 0, s7_plant, NULL);
+	kmsg = e2e_kmsg_open();
+	e2e_as_user(USER, USER, E2E_USERNS, s7_user, &kmsg);
+	close(kmsg);
+}
+
+static void s7_handle(void *arg)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char b[MAX_HANDLE_SZ];
+	} h;
+	int mnt_id, mfd, ufd;
+
+	(void)arg;
+	MOUNT_OK(&s7, "userxattr");
+	mfd = E2E_OK(open(s7.merged, O_RDONLY | O_DIRECTORY));
+	h.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(mfd, "o", &h.fh, &mnt_id, 0) == 0) {
+		E2E_ERRNO(open_by_handle_at(mfd, &h.fh, O_RDONLY), EPERM);
+	} else {
+		E2E_ASSERT(errno == EOPNOTSUPP, "name_to_handle_at: %s",
+			   strerrorname_np(errno));
+	}
+	/* a handle of the real upper file, opened through the overlay */
+	h.fh.handle_bytes = MAX_HANDLE_SZ;
+	E2E_OK(name_to_handle_at(AT_FDCWD, P("%s/o", s7.upper), &h.fh, &mnt_id, 0));
+	E2E_ERRNO(open_by_handle_at(mfd, &h.fh, O_RDONLY), EPERM);
+	ufd = E2E_OK(open(s7.upper, O_RDONLY | O_DIRECTORY));
+	E2E_ERRNO(open_by_handle_at(ufd, &h.fh, O_RDONLY), EPERM);
+	close(ufd);
+	close(mfd);
+	E2E_OK(umount(s7.merged));
+}
+
+static void t_open_by_handle_eperm(void)
+{
+	layers(&s7, DISK "/s7h", 0);
+	put(P("%s/o", s7.lower), "lower o", 0);
+	put(P("%s/o", s7.upper), "upper o", 0);
+	e2e_as_user(USER, USER, E2E_USERNS, s7_handle, NULL);
+}
+
+/* ========================================================================= */
+
+static const struct e2e_test tests[] = {
+	{ "unpriv_mount", t_unpriv_mount },
+	{ "uuid_off_prepare", t_uuid_off_prepare },
+	{ "uuid_off_two_fs", t_uuid_off_two_fs },
+	{ "uuid_off_copy", t_uuid_off_copy },
+	{ "uuid_on_copy_estale", t_uuid_on_copy_estale },
+	{ "conflict_redirect_dir", t_conflict_redirect_dir },
+	{ "conflict_metacopy", t_conflict_metacopy },
+	{ "rename_lower_dir_exdev", t_rename_lower_dir_exdev },
+	{ "symlink_copy_up", t_symlink_copy_up },
+	{ "fileattr_flags", t_fileattr_flags },
+	{ "ns_file_caps", t_ns_file_caps },
+	{ "crafted_xattrs", t_crafted_xattrs },
+	{ "open_by_handle_eperm", t_open_by_handle_eperm },
+};
+
+int main(int argc, char **argv)
+{
+	return e2e_main(argc, argv, tests, E2E_COUNT(tests), setup, teardown);
+}
