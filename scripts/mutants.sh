@@ -21,7 +21,8 @@ arch=${MUTANT_ARCH:-x86_64}
 results=$BUILD/results
 export BUILD
 
-files=("$@")
+files=()
+for f in "$@"; do files+=("$(realpath "$f")"); done
 [ ${#files[@]} -gt 0 ] || files=("$REPO"/mutants/*.patch)
 [ -e "${files[0]}" ] || { echo "mutants: no mutants/*.patch"; echo "0 passed, 1 failed"; exit 1; }
 
