@@ -16,7 +16,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 ## all: patched tree, then KUnit on both arches (kunit.py run) with a summary
 all: deps tree
 	@for a in $(ARCHES); do scripts/kunit.sh $$a; echo $$? > $(BUILD)/results/$$a.rc; done; \
-	 python3 scripts/gate.py $(ARCHES)
+	 KINDS=kunit python3 scripts/gate.py $(ARCHES)
 
 ## help: this list
 help:
@@ -36,7 +36,7 @@ tree: deps
 # (explicit rules: make never applies a pattern rule to a .PHONY target)
 kunit-x86_64 kunit-arm64: tree
 	@a=$(@:kunit-%=%); scripts/kunit.sh $$a; echo $$? > $(BUILD)/results/$$a.rc; \
-	 python3 scripts/gate.py $$a
+	 KINDS=kunit python3 scripts/gate.py $$a
 .PHONY: kunit-x86_64 kunit-arm64
 
 ## e2e-x86_64 / e2e-arm64: the end-to-end runs only, on the last built kernel
