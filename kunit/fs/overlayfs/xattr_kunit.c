@@ -119,6 +119,8 @@ static void ovl_xattr_kunit_follows_userxattr(struct kunit *test)
 	struct ovl_xattr_kunit_ctx *ctx = test->priv;
 	const char *name;
 
+	KUNIT_ASSERT_LT(test, (size_t)n->ox, ARRAY_SIZE(ovl_xattr_table));
+
 	ctx->ofs->config.userxattr = false;
 	name = ovl_xattr(ctx->ofs, n->ox);
 	KUNIT_ASSERT_NOT_NULL(test, name);
