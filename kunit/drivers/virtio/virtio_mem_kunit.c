@@ -309,8 +309,8 @@ static void virtio_mem_kunit_sbm_setup(struct kunit *test,
 }
 
 /*
- * The bitmap of the first @nr_mbs memory blocks equals @expected, and
- * no bit is set behind them.
+ * The bitmap of the first @nr_mbs memory blocks equals @expected (reports the
+ * first bit that differs), and no bit is set behind them.
  */
 static void virtio_mem_kunit_expect_bits(struct kunit *test,
 					 const unsigned long *expected,
@@ -320,12 +320,14 @@ static void virtio_mem_kunit_expect_bits(struct kunit *test,
 	const unsigned long nbits = nr_mbs * vm->sbm.sbs_per_mb;
 	unsigned long bit;
 
-	for (bit = 0; bit < nbits; bit++)
-		KUNIT_EXPECT_EQ_MSG(test, test_bit(bit, vm->sbm.sb_states),
-				    test_bit(bit, expected),
-				    "bit %lu (memory block %lu, sub-block %lu)",
-				    bit, bit / vm->sbm.sbs_per_mb,
-				    bit % vm->sbm.sbs_per_mb);
+	for (bit = 0; bit < nbits; bit++) {
+		if (test_bit(bit, vm->sbm.sb_states) == test_bit(bit, expected))
+			continue;
+		KUNIT_FAIL(test, "bit %lu (memory block %lu, sub-block %lu) is %s",
+			   bit, bit / vm->sbm.sbs_per_mb, bit % vm->sbm.sbs_per_mb,
+			   test_bit(bit, expected) ? "clear" : "set");
+		break;
+	}
 	KUNIT_EXPECT_GE(test, find_next_bit(vm->sbm.sb_states, nbits + BITS_PER_LONG,
 					    nbits), nbits + BITS_PER_LONG);
 }
@@ -659,24 +661,25 @@ static void virtio_mem_sbm_test_grow(struct kunit *test)
 		old_states = vm->sbm.mb_states;
 	}
 
-	/* every state and every bit survived all the growing */
-	for (i = 0; i < nr; i++) {
-		mb_id = first + i;
-		KUNIT_EXPECT_EQ_MSG(test, virtio_mem_sbm_get_mb_state(vm, mb_id),
-				    virtio_mem_kunit_state(i, VIRTIO_MEM_SBM_MB_COUNT),
-				    "block %lu", i);
-		KUNIT_EXPECT_TRUE_MSG(test,
-				      virtio_mem_sbm_test_sb_plugged(vm, mb_id, i % sbs, 1),
-				      "block %lu", i);
-		KUNIT_EXPECT_EQ_MSG(test,
-				    virtio_mem_kunit_count_bits(vm->sbm.sb_states,
-								i * sbs, sbs),
-				    (i % 3 == 0 && i % sbs != sbs - 1) ? 2 : 1,
-				    "block %lu", i);
-	}
 	for (state = 0; state < VIRTIO_MEM_SBM_MB_COUNT; state++)
 		KUNIT_EXPECT_EQ_MSG(test, vm->sbm.mb_count[state], count[state],
 				    "state %d", state);
+
+	/* every state and every bit survived all the growing (stop at the first loss) */
+	for (i = 0; i < nr; i++) {
+		mb_id = first + i;
+		KUNIT_ASSERT_EQ_MSG(test, virtio_mem_sbm_get_mb_state(vm, mb_id),
+				    virtio_mem_kunit_state(i, nr_states),
+				    "block %lu", i);
+		KUNIT_ASSERT_TRUE_MSG(test,
+				      virtio_mem_sbm_test_sb_plugged(vm, mb_id, i % sbs, 1),
+				      "block %lu", i);
+		KUNIT_ASSERT_EQ_MSG(test,
+				    virtio_mem_kunit_count_bits(vm->sbm.sb_states,
+								i * sbs, sbs),
+				    (i % 3 == 0 && i % sbs != sbs - 1) ? 2UL : 1UL,
+				    "block %lu", i);
+	}
 }
 
 static void virtio_mem_sbm_test_enospc(struct kunit *test)
@@ -931,13 +934,14 @@ static void virtio_mem_bbm_test_grow(struct kunit *test)
 		old_states = vm->bbm.bb_states;
 	}
 
-	for (i = 0; i < nr; i++)
-		KUNIT_EXPECT_EQ_MSG(test, virtio_mem_bbm_get_bb_state(vm, first + i),
-				    virtio_mem_kunit_state(i, VIRTIO_MEM_BBM_BB_COUNT),
-				    "big block %lu", i);
 	for (state = 0; state < VIRTIO_MEM_BBM_BB_COUNT; state++)
 		KUNIT_EXPECT_EQ_MSG(test, vm->bbm.bb_count[state], count[state],
 				    "state %d", state);
+	/* every state survived all the growing (stop at the first loss) */
+	for (i = 0; i < nr; i++)
+		KUNIT_ASSERT_EQ_MSG(test, virtio_mem_bbm_get_bb_state(vm, first + i),
+				    virtio_mem_kunit_state(i, nr_states),
+				    "big block %lu", i);
 }
 
 static void virtio_mem_bbm_test_enospc(struct kunit *test)
