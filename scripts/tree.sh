@@ -115,7 +115,7 @@ if [ "$want_key" != "$have_key" ] || [ "$head" != "$applied" ]; then
 			echo "$out" >&2
 			die "patch $p does not apply; the tree was not changed"
 		fi
-		git mailinfo -k "$msg" /dev/null <"$PATCHES/$p" >"$info"
+		git mailinfo "$msg" /dev/null <"$PATCHES/$p" >"$info"
 		subj=$(sed -n 's/^Subject: //p' "$info")
 		[ -n "$subj" ] || die "patch $p has no Subject: line (not a git format-patch file?)"
 		tree=$(git_t write-tree)
