@@ -623,6 +623,29 @@ class Qmp:
                 raise E2EError(f'QMP {name}: {reply["error"]}')
             return reply.get('return')
 
+    def wait_event(self, name, timeout, match=None):
+        """Wait for an event called name (and, if given, match(event) true),
+        among those already received (self.events) and then new ones.
+        Removes it from self.events and returns it; None on timeout."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for i, ev in enumerate(self.events):
+                if ev.get('event') == name and (match is None or match(ev)):
+                    return self.events.pop(i)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            old = self.sock.gettimeout()
+            self.sock.settimeout(left)
+            try:
+                msg = self._recv()
+            except socket.timeout:
+                return None
+            finally:
+                self.sock.settimeout(old)
+            if 'event' in msg:
+                self.events.append(msg)
+
     def close(self):
         self.sock.close()
 
