@@ -75,6 +75,16 @@ class E2EError(Exception):
     """A problem of the host side (missing tool, kernel, ...)."""
 
 
+class QmpError(E2EError):
+    """A QMP command's error reply: .error is its "error" object
+    ({'class': ..., 'desc': ...}), .desc QEMU's message."""
+
+    def __init__(self, name, error):
+        super().__init__(f'QMP {name}: {error}')
+        self.error = error
+        self.desc = error.get('desc', '') if isinstance(error, dict) else str(error)
+
+
 def say(msg):
     print(f'e2e: {msg}', flush=True)
 
@@ -609,7 +619,8 @@ class Qmp:
         return json.loads(line)
 
     def cmd(self, name, **args):
-        """Execute a command; returns its "return" value, E2EError on error."""
+        """Execute a command; returns its "return" value, QmpError (an
+        E2EError) on an error reply."""
         msg = {'execute': name}
         if args:
             msg['arguments'] = args
@@ -620,7 +631,7 @@ class Qmp:
                 self.events.append(reply)
                 continue
             if 'error' in reply:
-                raise E2EError(f'QMP {name}: {reply["error"]}')
+                raise QmpError(name, reply['error'])
             return reply.get('return')
 
     def wait_event(self, name, timeout, match=None):
