@@ -39,6 +39,7 @@ BOOT1 = ['sbm_grow_shrink', 'bbm_grow_shrink', 'unplug_under_use', 'cycles',
          'bad_requests', 'reboot_prepare']
 BOOT2 = ['reboot_replug']
 HOST_CASE = 'reset_unplugs_all'
+SPLAT_GRACE = 20
 
 
 def qemu_args(qmp_path):
@@ -70,6 +71,7 @@ class Host:
         self.baseline = None
         self.cases = {}          # host-side cases: name -> (status, note)
         self.notes = []
+        self.splat = None        # the first kernel splat seen
 
     def devices(self):
         return {d['data']['id']: d['data'] for d in self.q.cmd('query-memory-devices')
@@ -79,18 +81,29 @@ class Host:
         return self.devices()[dev]['size']
 
     def serve(self, timeout):
-        """Answer requests until QEMU exits or timeout."""
+        """Answer requests until QEMU exits or timeout.  A kernel splat
+        on the console fails the run anyway: then stop SPLAT_GRACE s later
+        (self.splat set) instead of waiting for the tests to time out."""
         deadline = time.monotonic() + timeout
+        rx = (r'^e2e-sync: (?P<tag>vm \S+ (?P<cmd>[^\n]*))\n|(?P<splat>'
+              + e2e.SPLAT_RE.pattern + ')')
         pos = 0
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 return
-            m = self.vm.wait_for(r'^e2e-sync: (vm \S+ ([^\n]*))\n', left, start=pos)
+            m = self.vm.wait_for(rx, left, start=pos)
             if not m:
                 return
             pos = m.end()
-            tag, words = m.group(1), m.group(2).split()
+            if m.group('splat'):
+                if self.splat is None:
+                    self.splat = m.group('splat')
+                    e2e.say(f'kernel splat on the console ({self.splat!r}): '
+                            f'stopping the boot in {SPLAT_GRACE} s')
+                    deadline = min(deadline, time.monotonic() + SPLAT_GRACE)
+                continue
+            tag, words = m.group('tag'), m.group('cmd').split()
             try:
                 answer = getattr(self, 'cmd_' + words[0])(*words[1:])
             except e2e.E2EError as err:
@@ -230,7 +243,10 @@ def boot(arch, plan, log, timeout):
         try:
             host.serve(timeout)
         finally:
-            vm.wait(max(5, timeout - vm.seconds))
+            if host.splat is not None and vm.running():
+                vm.kill()      # run_complete: no clean power-off
+            else:
+                vm.wait(max(5, timeout - vm.seconds))
             qmp.close()
     e2e.say(f'{arch} boot took {vm.seconds:.1f} s'
             + (' (TIMED OUT)' if vm.timed_out else '')
