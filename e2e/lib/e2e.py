@@ -75,6 +75,16 @@ class E2EError(Exception):
     """A problem of the host side (missing tool, kernel, ...)."""
 
 
+class QmpError(E2EError):
+    """A QMP command's error reply: .error is its "error" object
+    ({'class': ..., 'desc': ...}), .desc QEMU's message."""
+
+    def __init__(self, name, error):
+        super().__init__(f'QMP {name}: {error}')
+        self.error = error
+        self.desc = error.get('desc', '') if isinstance(error, dict) else str(error)
+
+
 def say(msg):
     print(f'e2e: {msg}', flush=True)
 
@@ -609,7 +619,8 @@ class Qmp:
         return json.loads(line)
 
     def cmd(self, name, **args):
-        """Execute a command; returns its "return" value, E2EError on error."""
+        """Execute a command; returns its "return" value, QmpError (an
+        E2EError) on an error reply."""
         msg = {'execute': name}
         if args:
             msg['arguments'] = args
@@ -620,8 +631,31 @@ class Qmp:
                 self.events.append(reply)
                 continue
             if 'error' in reply:
-                raise E2EError(f'QMP {name}: {reply["error"]}')
+                raise QmpError(name, reply['error'])
             return reply.get('return')
+
+    def wait_event(self, name, timeout, match=None):
+        """Wait for an event called name (and, if given, match(event) true),
+        among those already received (self.events) and then new ones.
+        Removes it from self.events and returns it; None on timeout."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for i, ev in enumerate(self.events):
+                if ev.get('event') == name and (match is None or match(ev)):
+                    return self.events.pop(i)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            old = self.sock.gettimeout()
+            self.sock.settimeout(left)
+            try:
+                msg = self._recv()
+            except socket.timeout:
+                return None
+            finally:
+                self.sock.settimeout(old)
+            if 'event' in msg:
+                self.events.append(msg)
 
     def close(self):
         self.sock.close()
