@@ -34,10 +34,27 @@ for arch in "${arches[@]}"; do
 	echo "gate: kunit $arch took $(( $(date +%s) - t0 )) s"
 	for e2e in "$REPO"/e2e/*/run; do
 		[ -x "$e2e" ] || continue
+		name=$(basename "$(dirname "$e2e")")
+		# A passing end-to-end run is reused while nothing it depends on
+		# changed: the kernel image, the run's own files and e2e/lib.
+		# Failures are never reused; FRESH=1 reruns everything.
+		key=$( { sha1sum "$BUILD/$arch"/arch/*/boot/*Image* 2>/dev/null
+			find "$REPO/e2e/lib" "$REPO/e2e/$name" -type f ! -path '*/__pycache__/*' \
+				-exec sha1sum {} + | sort; } | sha1sum | cut -d' ' -f1)
+		cache=$BUILD/e2e-cache/$name-$arch
+		if [ "${FRESH:-0}" != 1 ] && [ -f "$cache.json" ] && [ "$(cat "$cache.key" 2>/dev/null)" = "$key" ]; then
+			cp "$cache.json" "$results/e2e-$name-$arch.json"
+			echo "gate: $name $arch: passed before with the same kernel and tests (cached; FRESH=1 reruns)"
+			continue
+		fi
+		rm -f "$cache.json" "$cache.key"
 		t0=$(date +%s)
-		echo "gate: $(basename "$(dirname "$e2e")") $arch"
-		"$e2e" "$arch"
-		echo "gate: $(basename "$(dirname "$e2e")") $arch took $(( $(date +%s) - t0 )) s"
+		echo "gate: $name $arch"
+		if "$e2e" "$arch"; then
+			mkdir -p "$BUILD/e2e-cache"
+			cp "$results/e2e-$name-$arch.json" "$cache.json" && echo "$key" >"$cache.key"
+		fi
+		echo "gate: $name $arch took $(( $(date +%s) - t0 )) s"
 	done
 done
 
