@@ -16,7 +16,7 @@ ignore=FILE_PATH_CHANGES
 bad=0 n=0
 while read -r p; do
 	n=$((n + 1))
-	out=$(cd "$TREE" && perl scripts/checkpatch.pl --strict --ignore "$ignore" -q "$PATCHES/$p" 2>&1)
+	out=$(cd "$TREE" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --ignore "$ignore" -q "$PATCHES/$p" 2>&1)
 	if [ -n "$out" ]; then
 		echo "== $p"; echo "$out"; bad=$((bad + 1))
 	else

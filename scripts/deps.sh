@@ -16,6 +16,7 @@ PKGS=(
 	libelf-dev libssl-dev # objtool, certs
 	xz-utils git rsync    # tree import, series handling
 	python3               # kunit.py, gate, QMP client
+	python3-ply python3-git # checkpatch.pl's SPDX check (spdxcheck.py)
 	ccache                # cached rebuilds, shared by clones
 	qemu-system-x86       # x86_64 guests (ships qboot.rom)
 	qemu-system-arm       # arm64 guests
