@@ -36,9 +36,10 @@ for arch in "${arches[@]}"; do
 		[ -x "$e2e" ] || continue
 		name=$(basename "$(dirname "$e2e")")
 		# A passing end-to-end run is reused while nothing it depends on
-		# changed: the kernel image, the run's own files and e2e/lib.
-		# Failures are never reused; FRESH=1 reruns everything.
-		key=$( { sha1sum "$BUILD/$arch"/arch/*/boot/*Image* 2>/dev/null
+		# changed: the kernel's sources and config (KUnit sources aside:
+		# these boots run with kunit.enable=0), the run's own files and
+		# e2e/lib.  Failures are never reused; FRESH=1 reruns everything.
+		key=$( { cat "$BUILD/$arch/.kgate-kernel-key" 2>/dev/null || date +%s%N
 			find "$REPO/e2e/lib" "$REPO/e2e/$name" -type f ! -path '*/__pycache__/*' \
 				-exec sha1sum {} + | sort; } | sha1sum | cut -d' ' -f1)
 		cache=$BUILD/e2e-cache/$name-$arch

@@ -37,7 +37,7 @@ export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-time_macros}
 # The build's timestamp and user go into init/version.c: pin them so that a
 # rebuild with nothing changed stays a no-op for ccache too.
 export KBUILD_BUILD_TIMESTAMP=${KBUILD_BUILD_TIMESTAMP:-2023-01-01}
-export KBUILD_BUILD_USER=kgate KBUILD_BUILD_HOST=kgate
+export KBUILD_BUILD_USER=kgate KBUILD_BUILD_HOST=kgate KBUILD_BUILD_VERSION=1
 
 results=$BUILD/results
 bdir=$BUILD/$arch
@@ -67,10 +67,17 @@ done
 # step (a no-op "make" still walks the whole tree for ~10 s).
 inputs_key() {
 	{
+		kernel_key
+		while read -r f; do [ -n "$f" ] && cat "$TREE/$f"; done <"$TREE/.git/kgate-kunit-files"
+	} 2>/dev/null | sha1sum | cut -d' ' -f1
+}
+# The same without the KUnit sources: what the end-to-end runs depend on
+# (they boot with kunit.enable=0, so the KUnit suites never run there).
+kernel_key() {
+	{
 		git -C "$TREE" rev-parse HEAD
 		git -C "$TREE" status --porcelain=v1
 		git -C "$TREE" diff HEAD
-		while read -r f; do [ -n "$f" ] && cat "$TREE/$f"; done <"$TREE/.git/kgate-kunit-files"
 		cat "$REPO/kunitconfig" "$REPO/qemu_configs/$arch.py" "$SELF"
 		printf '%s\n' "${build_args[@]}"
 		"$cc" --version | head -n 1
@@ -96,6 +103,7 @@ else
 	echo "$key" >"$bdir/.kgate-built"
 	echo "kunit: $arch kernel built in $(( $(date +%s) - t0 )) s"
 fi
+kernel_key >"$bdir/.kgate-kernel-key"
 
 set +e
 python3 tools/testing/kunit/kunit.py exec "${common[@]}" \
