@@ -70,6 +70,11 @@ static const struct ovl_params_kunit_defs ovl_params_kunit_redirect_metacopy = {
 	.metacopy = true,
 };
 
+static const struct ovl_params_kunit_defs ovl_params_kunit_index = {
+	.redirect_always_follow = true,
+	.index = true,
+};
+
 static const struct ovl_params_kunit_defs ovl_params_kunit_nfs_export = {
 	.redirect_always_follow = true,
 	.nfs_export = true,
@@ -140,6 +145,13 @@ static const struct ovl_params_kunit_case ovl_params_kunit_cases[] = {
 	  DIRS, 0,
 	  { WANT_DIRS, .redirect_dir = true, .redirect_follow = true,
 	    .metacopy = true, .uuid = true } },
+	{ "defaults_index", &ovl_params_kunit_index, DIRS, 0,
+	  { WANT_DIRS, .redirect_follow = true, .index = true,
+	    .uuid = true } },
+	{ "defaults_index_no_upper", &ovl_params_kunit_index,
+	  "lowerdir=/lower", 0,
+	  { .lowerdir = "/lower", .redirect_dir = true,
+	    .redirect_follow = true, .uuid = true } },
 	{ "defaults_xino_auto", &ovl_params_kunit_xino_auto, DIRS, 0,
 	  { WANT_DIRS, .redirect_follow = true, .xino = OVL_XINO_AUTO,
 	    .uuid = true } },
