@@ -20,6 +20,9 @@ TREE=${TREE:-$BUILD/linux}
 arch=${MUTANT_ARCH:-x86_64}
 results=$BUILD/results
 export BUILD
+# A mutant may hang the kernel (e.g. a bitmap index out of bounds): do not
+# wait the gate's 600 s for it.
+export KUNIT_TIMEOUT=${KUNIT_TIMEOUT:-180}
 
 files=()
 for f in "$@"; do files+=("$(realpath "$f")"); done
