@@ -8,15 +8,10 @@ TREE=${TREE:-$BUILD/linux}
 PATCHES=$REPO/patches
 . "$REPO/scripts/lib.sh"
 
-# FILE_PATH_CHANGES ("does MAINTAINERS need updating?") fires for every new
-# file, even where a MAINTAINERS entry already covers it (fs/overlayfs/ for
-# the overlayfs .kunitconfig); the virtio-mem patches add their files to
-# MAINTAINERS.
-ignore=FILE_PATH_CHANGES
 bad=0 n=0
 while read -r p; do
 	n=$((n + 1))
-	out=$(cd "$TREE" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --ignore "$ignore" -q "$PATCHES/$p" 2>&1)
+	out=$(cd "$TREE" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict -q "$PATCHES/$p" 2>&1)
 	if [ -n "$out" ]; then
 		echo "== $p"; echo "$out"; bad=$((bad + 1))
 	else
