@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * KUnit tests for the virtio-mem block id, bitmap, state array, range and
- * device configuration math.
+ * device configuration math, and for decisions of the unplug paths.
  *
  * This file is included at the end of virtio_mem.c (with
  * CONFIG_VIRTIO_MEM_KUNIT_TEST), so the tests call the static functions of
  * the driver directly, on a struct virtio_mem that the test sets up: no
- * device, no virtqueue and no memory hotplug are involved.
+ * device and no virtqueue are involved.  Only virtio_mem_unplug reaches the
+ * memory hotplug core, where it must fail before anything changes: a range
+ * offline_and_remove_memory() rejects, a page alloc_contig_range() cannot
+ * take.
  *
  * Nothing here assumes a page size or a memory block size: both come from
  * the running kernel (PAGE_SIZE, memory_block_size_bytes()).
@@ -1386,6 +1389,177 @@ static struct kunit_suite virtio_mem_config_test_suite = {
 	.test_cases = virtio_mem_config_test_cases,
 };
 
+/* ---- virtio_mem_unplug: decisions of the unplug paths ---- */
+
+/*
+ * offline_and_remove_memory() refuses a range that is not made of whole
+ * memory blocks with -EINVAL, before it touches anything: a safe way to
+ * make it fail with an error other than -EBUSY or -ENOMEM, as a memory
+ * notifier or offline_pages() may.  The driver must report such a failure
+ * as -EBUSY (retry later) and not pass the error on to its workqueue, which
+ * marks the device broken on an error it does not know.
+ */
+static void virtio_mem_unplug_test_offline_error_is_busy(struct kunit *test)
+{
+	const u64 mb = memory_block_size_bytes();
+	struct virtio_mem *vm = test->priv;
+
+	atomic64_set(&vm->offline_size, 3 * mb);
+	/* not aligned to a memory block */
+	KUNIT_EXPECT_EQ(test,
+			virtio_mem_offline_and_remove_memory(vm, mb + PAGE_SIZE, mb),
+			-EBUSY);
+	/* not a whole number of memory blocks */
+	KUNIT_EXPECT_EQ(test,
+			virtio_mem_offline_and_remove_memory(vm, mb, mb / 2),
+			-EBUSY);
+	/* nothing */
+	KUNIT_EXPECT_EQ(test, virtio_mem_offline_and_remove_memory(vm, mb, 0),
+			-EBUSY);
+	/* a failure accounts nothing as removed */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&vm->offline_size), 3 * mb);
+}
+
+static int virtio_mem_kunit_page_init(struct kunit_resource *res, void *context)
+{
+	res->data = alloc_page(GFP_KERNEL);
+	return res->data ? 0 : -ENOMEM;
+}
+
+static void virtio_mem_kunit_page_free(struct kunit_resource *res)
+{
+	__free_page(res->data);
+}
+
+/*
+ * A page the test holds until it ends: kernel memory, not movable, so
+ * alloc_contig_range() can never take it; trying fails with -EBUSY.
+ */
+static struct page *virtio_mem_kunit_busy_page(struct kunit *test)
+{
+	struct page *page;
+
+	page = kunit_alloc_resource(test, virtio_mem_kunit_page_init,
+				    virtio_mem_kunit_page_free, GFP_KERNEL,
+				    NULL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_FALSE(test, is_zone_movable_page(page));
+	return page;
+}
+
+/*
+ * SBM with one memory block, the one of @page, and one subblock per page:
+ * returns the id of @page's subblock.  All subblocks plugged, the block
+ * online (MOVABLE, as far as the driver knows).
+ */
+static int virtio_mem_kunit_sbm_page(struct kunit *test, struct page *page,
+				     unsigned long *mb_id)
+{
+	struct virtio_mem *vm = test->priv;
+	const phys_addr_t addr = page_to_phys(page);
+
+	*mb_id = virtio_mem_phys_to_mb_id(addr);
+	virtio_mem_kunit_sbm_setup(test, *mb_id, 1);
+	/* a subblock per page: the subblock of the page is the page */
+	vfree(vm->sbm.sb_states);
+	vm->sbm.sb_size = PAGE_SIZE;
+	vm->sbm.sbs_per_mb = memory_block_size_bytes() / PAGE_SIZE;
+	vm->sbm.sb_states = vzalloc(BITS_TO_LONGS(vm->sbm.sbs_per_mb) *
+				    sizeof(long));
+	KUNIT_ASSERT_NOT_NULL(test, vm->sbm.sb_states);
+	virtio_mem_sbm_set_sb_plugged(vm, *mb_id, 0, vm->sbm.sbs_per_mb);
+	virtio_mem_sbm_set_mb_state(vm, *mb_id, VIRTIO_MEM_SBM_MB_MOVABLE);
+	return (addr - virtio_mem_mb_id_to_phys(*mb_id)) / PAGE_SIZE;
+}
+
+/*
+ * The device changed its request while the driver is unplugging: the
+ * driver must stop before it tries to fake-offline memory (which can take
+ * long on busy memory) and go back to the workqueue with -EAGAIN, leaving
+ * the subblock plugged and the memory block as it was.
+ */
+static void virtio_mem_unplug_test_sbm_config_changed(struct kunit *test)
+{
+	struct virtio_mem *vm = test->priv;
+	struct page *page = virtio_mem_kunit_busy_page(test);
+	unsigned long mb_id;
+	int sb_id;
+
+	sb_id = virtio_mem_kunit_sbm_page(test, page, &mb_id);
+	atomic_set(&vm->config_changed, 1);
+	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_unplug_sb_online(vm, mb_id, sb_id, 1),
+			-EAGAIN);
+	KUNIT_EXPECT_TRUE(test, virtio_mem_sbm_test_sb_plugged(vm, mb_id, 0,
+							       vm->sbm.sbs_per_mb));
+	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_get_mb_state(vm, mb_id),
+			VIRTIO_MEM_SBM_MB_MOVABLE);
+	KUNIT_EXPECT_EQ(test, atomic_read(&vm->config_changed), 1);
+	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
+}
+
+/*
+ * Control: the same subblock without a config change.  The driver does try
+ * to fake-offline it, which fails on the busy page: -EBUSY, so the caller
+ * moves on to the next subblock.  Nothing is sent to the (absent) device.
+ */
+static void virtio_mem_unplug_test_sbm_busy(struct kunit *test)
+{
+	struct virtio_mem *vm = test->priv;
+	struct page *page = virtio_mem_kunit_busy_page(test);
+	unsigned long mb_id;
+	int sb_id;
+
+	sb_id = virtio_mem_kunit_sbm_page(test, page, &mb_id);
+	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_unplug_sb_online(vm, mb_id, sb_id, 1),
+			-EBUSY);
+	KUNIT_EXPECT_TRUE(test, virtio_mem_sbm_test_sb_plugged(vm, mb_id, 0,
+							       vm->sbm.sbs_per_mb));
+	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_get_mb_state(vm, mb_id),
+			VIRTIO_MEM_SBM_MB_MOVABLE);
+	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
+}
+
+/*
+ * The same in BBM: a big block of one memory block, the one of the busy
+ * page, added to Linux.  With the config changed, unplugging it stops
+ * before fake-offlining with -EAGAIN, and the big block is back in its
+ * state (ADDED), not left FAKE_OFFLINE.
+ */
+static void virtio_mem_unplug_test_bbm_config_changed(struct kunit *test)
+{
+	struct virtio_mem *vm = test->priv;
+	struct page *page = virtio_mem_kunit_busy_page(test);
+	unsigned long bb_id;
+
+	bb_id = page_to_phys(page) / memory_block_size_bytes();
+	virtio_mem_kunit_bbm_setup(test, bb_id, 1);
+	vm->bbm.bb_size = memory_block_size_bytes();
+	KUNIT_ASSERT_EQ(test, virtio_mem_phys_to_bb_id(vm, page_to_phys(page)),
+			bb_id);
+	virtio_mem_bbm_set_bb_state(vm, bb_id, VIRTIO_MEM_BBM_BB_ADDED);
+	atomic_set(&vm->config_changed, 1);
+	KUNIT_EXPECT_EQ(test, virtio_mem_bbm_offline_remove_and_unplug_bb(vm, bb_id),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, virtio_mem_bbm_get_bb_state(vm, bb_id),
+			VIRTIO_MEM_BBM_BB_ADDED);
+	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
+}
+
+static struct kunit_case virtio_mem_unplug_test_cases[] = {
+	KUNIT_CASE(virtio_mem_unplug_test_offline_error_is_busy),
+	KUNIT_CASE(virtio_mem_unplug_test_sbm_config_changed),
+	KUNIT_CASE(virtio_mem_unplug_test_sbm_busy),
+	KUNIT_CASE(virtio_mem_unplug_test_bbm_config_changed),
+	{}
+};
+
+static struct kunit_suite virtio_mem_unplug_test_suite = {
+	.name = "virtio_mem_unplug",
+	.init = virtio_mem_kunit_init,
+	.exit = virtio_mem_kunit_exit,
+	.test_cases = virtio_mem_unplug_test_cases,
+};
+
 kunit_test_suites(&virtio_mem_conv_test_suite, &virtio_mem_sbm_test_suite,
 		  &virtio_mem_bbm_test_suite, &virtio_mem_range_test_suite,
-		  &virtio_mem_config_test_suite);
+		  &virtio_mem_config_test_suite, &virtio_mem_unplug_test_suite);
