@@ -668,6 +668,8 @@ def parse_tap(text):
     status: PASS, FAIL or SKIP.  A name seen twice keeps a FAIL."""
     out = {}
     for line in text.splitlines():
+        if line.lstrip().startswith('#'):
+            continue        # a diagnostic, e.g. "# ... host: ok 0 4"
         m = TAP_RE.search(line)
         if not m:
             continue

@@ -33,10 +33,16 @@ MEM = '512M,maxmem=9G'
 # allocations land there, so the driver can always migrate them away and
 # unplug (in ZONE_NORMAL unmovable kernel allocations would pin memory and
 # make unplug fail at random).
-CMDLINE = 'memhp_default_state=online_movable'
+#
+# virtio_mem.bbm_safe_unplug=0: an operator's old setting of a module
+# parameter 6.1 still has; patch 0007 removes it (bbm_pinned_unplug shows
+# why: with it, unplug in Big Block Mode can loop forever).  A kernel with
+# the patch ignores it.
+CMDLINE = 'memhp_default_state=online_movable virtio_mem.bbm_safe_unplug=0'
 
 BOOT1 = ['sbm_grow_shrink', 'bbm_grow_shrink', 'unplug_under_use', 'cycles',
-         'bad_requests', 'reboot_prepare']
+         'bad_requests', 'bbm_pinned_unplug', 'bbm_offline_error',
+         'sbm_offline_error', 'reboot_prepare']
 BOOT2 = ['reboot_replug']
 HOST_CASE = 'reset_unplugs_all'
 SPLAT_GRACE = 20

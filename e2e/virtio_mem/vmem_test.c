@@ -26,6 +26,11 @@
  * the size change (kB), the memory blocks in the device's region are
  * online, in ZONE_MOVABLE, as many as the size needs, and the kernel log
  * has no virtio_mem warning/error and no OOM or allocation failure.
+ *
+ * bbm_pinned_unplug, bbm_offline_error and sbm_offline_error each show one
+ * of the 6.5 fixes of the series (patches 0007-0009) at work: each fails on
+ * a kernel without its patch (mutants/e2e_virtio_mem-revert-*.patch).
+ * Failing offlining is injected through debugfs (notifier-error-inject).
  */
 #include "e2e_test.h"
 #include <ctype.h>
@@ -168,10 +173,12 @@ static int kmsg_bad(const char *rec, int level)
 /*
  * Read the records of fd that are new since the last call: echo the
  * virtio_mem ones and any warning or worse as "# kmsg:" lines; fail the test
- * on a bad one (kmsg_bad) unless quiet_ok.  Returns how many virtio_mem
+ * on a bad one (kmsg_bad), except records containing allow (if not NULL),
+ * which the test expects: *nallow counts them.  Returns how many virtio_mem
  * records there were.
  */
-static int kmsg_scan(int fd, const char *what)
+static int kmsg_scan_allow(int fd, const char *what, const char *allow,
+			   int *nallow)
 {
 	char rec[2048], bad[2048] = "";
 	int nvm = 0;
@@ -195,12 +202,21 @@ static int kmsg_scan(int fd, const char *what)
 			nvm++;
 		if (strstr(text, "virtio_mem") || level <= 4)
 			e2e_diag("kmsg: <%d> %s", level, text);
+		if (allow && strstr(text, allow)) {
+			++*nallow;
+			continue;
+		}
 		if (kmsg_bad(text, level) && !bad[0])
 			snprintf(bad, sizeof(bad), "%s", text);
 	}
 	if (bad[0])
 		E2E_FAIL("kernel log (%s): %s", what, bad);
 	return nvm;
+}
+
+static int kmsg_scan(int fd, const char *what)
+{
+	return kmsg_scan_allow(fd, what, NULL, NULL);
 }
 
 /* The whole kernel log since boot (a fresh /dev/kmsg reader). */
@@ -841,6 +857,202 @@ static void t_reboot_replug(void)
 	expect_idle("end");
 }
 
+/* ---- the 6.5 fixes (patches 0007-0009) ------------------------------------ */
+
+#define INJECT_OFFLINE "/sys/kernel/debug/notifier-error-inject/memory/" \
+		       "actions/MEM_GOING_OFFLINE/error"
+
+/*
+ * From now on, offlining memory fails with err (0: works again): the
+ * memory notifier error injection of debugfs rejects MEM_GOING_OFFLINE,
+ * as a memory notifier of a real driver may.
+ */
+static void inject_offline_error(int err)
+{
+	char v[16];
+
+	if (access(INJECT_OFFLINE, W_OK)) {
+		if (mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) &&
+		    errno != EBUSY)
+			E2E_FAIL("mount debugfs: %s", strerrorname_np(errno));
+		E2E_ASSERT(!access(INJECT_OFFLINE, W_OK), "%s: %s (kernel "
+			   "without CONFIG_MEMORY_NOTIFIER_ERROR_INJECT?)",
+			   INJECT_OFFLINE, strerrorname_np(errno));
+	}
+	snprintf(v, sizeof(v), "%d", err);
+	e2e_put_file(INJECT_OFFLINE, v, 0600);
+}
+
+/* Host answer "<word> <size> <ms>": the size. */
+static uint64_t answer_size(const char *ans)
+{
+	const char *p = strchr(ans, ' ');
+
+	return p ? strtoull(p + 1, NULL, 10) : UINT64_MAX;
+}
+
+/*
+ * Patch 0007 (upstream f504e15b94eb): unplug in Big Block Mode of a big
+ * block with a page that cannot move.  The kernel command line carries the
+ * old virtio_mem.bbm_safe_unplug=0 (vmem.py).  6.1 without the patch then
+ * offlines the big block without fake-offlining it first, and
+ * offline_pages() retries migrating the pinned page forever in the
+ * driver's workqueue: the guest stops serving the device.  With the patch
+ * the parameter is gone: the driver fake-offlines, gives up on the busy
+ * big block, and goes on serving requests.
+ *
+ * vm1 at 1G; a 64 MiB buffer, most of it in vm1's memory (the only
+ * ZONE_MOVABLE memory), pages of it pinned (vmsplice) in every memory
+ * block of it that it can; ask for 0: settles at 1G (busy); ask for 2G:
+ * served; 1G: served (the second big block is free); unpin; 0: served,
+ * data intact, the buffer migrated out of vm1's memory.
+ */
+static void t_bbm_pinned_unplug(void)
+{
+	const size_t len = 64 * MiB, pages = len / 4096;
+	int kfd = e2e_kmsg_open(), pipe_fd, npinned;
+	uint64_t *buf, *pfn, sum0;
+	char ans[300];
+	double t0;
+
+	expect_idle("start");
+	resize(BBM, 1 * GiB, 120, 0, 1, kfd);
+	pfn = calloc(pages, 8);
+	E2E_ASSERT(pfn, "calloc");
+	buf = map_filled(len);
+	sum0 = verify(buf, len / 8, "after filling");
+	E2E_ASSERT(frames(buf, len, BBM, pfn) > 0, "no page of the buffer in "
+		   "vm1's memory");
+	pipe_fd = pin_pages(buf, pfn, pages, BBM, mb_size, 8, &npinned);
+	e2e_diag("%d pages pinned in different memory blocks of vm1", npinned);
+	E2E_ASSERT(npinned >= 1, "no page of the buffer to pin in vm1's memory");
+
+	host(ans, sizeof(ans), 150, "settle %s 0 120 5", BBM->id);
+	e2e_diag("asking for 0 with %d pinned pages: host: %s", npinned, ans);
+	E2E_ASSERT(!strncmp(ans, "settled ", 8) && answer_size(ans) == 1 * GiB,
+		   "asking for 0 with pages pinned in the only big block: "
+		   "host: %s", ans);
+
+	t0 = now_ms();
+	host(ans, sizeof(ans), 90, "set %s %" PRIu64 " 60", BBM->id, 2 * GiB);
+	e2e_diag("then asking for 2G: host: %s", ans);
+	E2E_ASSERT(!strncmp(ans, "ok ", 3), "asking for 2G after an unplug "
+		   "the pinned pages refused: host: %s after %.0f ms: the "
+		   "driver no longer serves the device (stuck offlining the "
+		   "pinned pages?)", ans, now_ms() - t0);
+	wait_memtotal(baseline_kb + (long)(2 * GiB / KiB), 60, "vm1 at 2G");
+	kmsg_scan(kfd, "vm1 at 2G with pinned pages");
+	resize(BBM, 1 * GiB, 120, 0, 1, kfd);
+
+	close(pipe_fd);		/* unpin */
+	resize(BBM, 0, 120, 0, 1, kfd);
+	E2E_ASSERT(verify(buf, len / 8, "after unplugging") == sum0,
+		   "checksum changed");
+	E2E_ASSERT(frames(buf, len, BBM, NULL) == 0, "buffer pages still in "
+		   "vm1's memory at size 0");
+	munmap(buf, len);
+	free(pfn);
+	expect_idle("end");
+}
+
+/*
+ * Patch 0008 (upstream ddf409851461): offlining a big block fails with an
+ * error other than -EBUSY/-ENOMEM (-EINTR, injected).  6.1 without the
+ * patch hands it to the workqueue, which logs "unknown error, marking
+ * device broken" and never serves the device again.  With the patch the
+ * driver logs the error, retries later and unplugs once offlining works.
+ */
+static void t_bbm_offline_error(void)
+{
+	int kfd = e2e_kmsg_open(), retrying = 0;
+	uint64_t size, req;
+	char ans[300];
+
+	inject_offline_error(0);
+	expect_idle("start");
+	resize(BBM, 1 * GiB, 120, 0, 1, kfd);
+
+	inject_offline_error(-EINTR);
+	host(ans, sizeof(ans), 150, "settle %s 0 120 5", BBM->id);
+	inject_offline_error(0);
+	e2e_diag("asking for 0 while offlining fails with EINTR: host: %s", ans);
+	E2E_ASSERT(!strncmp(ans, "settled ", 8) && answer_size(ans) == 1 * GiB,
+		   "asking for 0 while offlining fails: host: %s", ans);
+	query(BBM, &size, &req);
+	E2E_ASSERT(size == 1 * GiB && req == 0, "vm1 size %" PRIu64
+		   " requested %" PRIu64, size, req);
+	check_blocks(BBM, 1 * GiB, 1, "while offlining failed");
+	kmsg_scan_allow(kfd, "offlining fails with EINTR",
+			"offlining and removing memory failed: -4, retrying later",
+			&retrying);
+	E2E_ASSERT(retrying, "the driver did not log that it retries later");
+
+	/*
+	 * Offlining works again.  The driver would retry on its own within
+	 * its retry timer (50 s at first); asking for 0 again notifies it at
+	 * once (QEMU signals a config change even for the same size).
+	 */
+	resize(BBM, 0, 120, 0, 1, kfd);
+	expect_idle("end");
+}
+
+/*
+ * Patch 0009 (upstream a31648fd4f96): in Sub Block Mode the driver unplugs
+ * all subblocks of a memory block, then offlining the block fails
+ * (-EBUSY, injected).  6.1 without the patch never tries again: the empty
+ * memory block stays online for good.  With the patch the driver retries
+ * and removes it once offlining works.
+ */
+static void t_sbm_offline_error(void)
+{
+	int kfd = e2e_kmsg_open();
+	struct blocks b;
+	char ans[300];
+	double t0;
+
+	inject_offline_error(0);
+	expect_idle("start");
+	resize(SBM, mb_size, 120, 0, 1, kfd);
+
+	inject_offline_error(-EBUSY);
+	host(ans, sizeof(ans), 90, "set %s 0 60", SBM->id);
+	e2e_diag("asking for 0 while offlining fails with EBUSY: host: %s", ans);
+	if (strncmp(ans, "ok ", 3)) {
+		inject_offline_error(0);
+		E2E_FAIL("asking for 0 while offlining fails: host: %s "
+			 "(the subblocks should unplug all the same)", ans);
+	}
+	wait_memtotal(baseline_kb, 60, "vm0 subblocks unplugged");
+	usleep(500000);
+	count_blocks(SBM, &b);
+	inject_offline_error(0);
+	E2E_ASSERT(b.online == 1 && !b.offline, "vm0: %d online and %d "
+		   "offline memory blocks while offlining fails, expected the "
+		   "one block to stay online", b.online, b.offline);
+	kmsg_scan(kfd, "offlining fails with EBUSY");
+
+	/* Offlining works again; asking for 0 again wakes the driver. */
+	t0 = now_ms();
+	host(ans, sizeof(ans), 90, "set %s 0 60", SBM->id);
+	E2E_ASSERT(!strncmp(ans, "ok ", 3), "asking for 0 again: host: %s",
+		   ans);
+	for (;;) {
+		count_blocks(SBM, &b);
+		if (!b.online && !b.offline && !b.other)
+			break;
+		if (now_ms() - t0 > 30e3)
+			E2E_FAIL("vm0: the memory block whose subblocks are all "
+				 "unplugged is still there (%d online) 30 s after "
+				 "offlining works again: the driver does not "
+				 "retry removing it", b.online);
+		usleep(50000);
+	}
+	e2e_diag("the empty memory block was removed %.0f ms after asking "
+		 "again", now_ms() - t0);
+	kmsg_scan(kfd, "removing the unplugged memory block");
+	expect_idle("end");
+}
+
 /* Not in the gate: time 4G plug/unplug per mode, 5 rounds
  * (e2e/virtio_mem/bench). */
 static void t_bench(void)
@@ -866,6 +1078,9 @@ static const struct e2e_test tests[] = {
 	{ "unplug_under_use", t_unplug_under_use, 400 },
 	{ "cycles", t_cycles, 400 },
 	{ "bad_requests", t_bad_requests, 120 },
+	{ "bbm_pinned_unplug", t_bbm_pinned_unplug, 400 },
+	{ "bbm_offline_error", t_bbm_offline_error, 300 },
+	{ "sbm_offline_error", t_sbm_offline_error, 300 },
 	{ "reboot_prepare", t_reboot_prepare, 200 },
 	{ "reboot_replug", t_reboot_replug, 300 },
 	{ "bench", t_bench, 3600 },
