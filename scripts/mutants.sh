@@ -9,6 +9,8 @@
 # patched tree (paths relative to the kernel tree root):
 #   Mutant: <what is broken>
 #   Expect: <suite that must fail>
+#   Expect: <suite>.<test that must fail>       (as many Expect: lines as
+#                                               must all go red)
 #
 # The tree is always restored, also on ^C.  MUTANT_ARCH picks the arch
 # (default x86_64).
@@ -48,8 +50,8 @@ killed=0 survived=0 broken=0
 for m in "${files[@]}"; do
 	name=$(basename "$m" .patch)
 	what=$(sed -n 's/^Mutant: //p' "$m" | head -n 1)
-	suite=$(sed -n 's/^Expect: //p' "$m" | head -n 1)
-	if [ -z "$suite" ]; then
+	expects=$(sed -n 's/^Expect: //p' "$m")
+	if [ -z "$expects" ]; then
 		echo "BROKEN   $name: no 'Expect:' line"; broken=$((broken + 1)); continue
 	fi
 	if ! git -C "$TREE" apply "$m"; then
@@ -63,21 +65,28 @@ for m in "${files[@]}"; do
 		restore
 		echo "BROKEN   $name: the kernel does not build with it"; broken=$((broken + 1)); continue
 	fi
-	case $suite in
-	e2e_*)
+	for suite in $(printf '%s\n' "$expects" | sed -n 's/^\(e2e_[^.]*\).*/\1/p' | sort -u); do
 		e2e=$REPO/e2e/${suite#e2e_}/run
-		[ -x "$e2e" ] && "$e2e" "$arch" >/dev/null 2>&1 ;;
-	esac
+		[ -x "$e2e" ] && "$e2e" "$arch" >/dev/null 2>&1
+	done
 	restore
 	out=$(RESULTS=$results SUITES=$REPO/kunit/SUITES python3 "$REPO/scripts/gate.py" "$arch" 2>&1)
-	red=$(printf '%s\n' "$out" | grep -E "^FAIL $arch: ($suite\.| *expected suite $suite |$suite ran no test)" | head -n 3)
-	if [ -n "$red" ]; then
+	reds= green=
+	for e in $expects; do
+		suite=${e%%.*}
+		# suite.test: that test failed; suite: any of its tests did; a
+		# suite that crashed or did not run is red either way.
+		if [ "$suite" = "$e" ]; then pat="$suite\.[^ ]+"; else pat="$e"; fi
+		red=$(printf '%s\n' "$out" | grep -E "^FAIL $arch: ($pat | *expected suite $suite |$suite ran no test)" | head -n 3)
+		if [ -n "$red" ]; then reds+="$red"$'\n'; else green+=" $e"; fi
+	done
+	if [ -z "$green" ]; then
 		killed=$((killed + 1))
 		echo "killed   $name ($what)"
-		printf '%s\n' "$red" | sed 's/^/           /'
+		printf '%s' "$reds" | sed 's/^/           /'
 	else
 		survived=$((survived + 1))
-		echo "SURVIVED $name ($what): $suite stayed green"
+		echo "SURVIVED $name ($what): stayed green:$green"
 	fi
 done
 
