@@ -13,7 +13,8 @@
 #                                               must all go red)
 #
 # The tree is always restored, also on ^C.  MUTANT_ARCH picks the arch
-# (default x86_64).
+# (default x86_64).  Each mutant's results and logs are kept in
+# $BUILD/results/mutants/<name>/.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -70,6 +71,10 @@ for m in "${files[@]}"; do
 		[ -x "$e2e" ] && "$e2e" "$arch" >/dev/null 2>&1
 	done
 	restore
+	# Keep what the runs said, for the record: $BUILD/results/mutants/<name>/
+	keep=$results/mutants/$name
+	rm -rf "$keep" && mkdir -p "$keep"
+	cp "$results/$arch".{json,log,rc} "$results"/e2e-*-"$arch".{json,log} "$keep"/ 2>/dev/null
 	out=$(RESULTS=$results SUITES=$REPO/kunit/SUITES python3 "$REPO/scripts/gate.py" "$arch" 2>&1)
 	reds= green=
 	for e in $expects; do

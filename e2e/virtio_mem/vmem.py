@@ -42,7 +42,7 @@ CMDLINE = 'memhp_default_state=online_movable virtio_mem.bbm_safe_unplug=0'
 
 BOOT1 = ['sbm_grow_shrink', 'bbm_grow_shrink', 'unplug_under_use', 'cycles',
          'bad_requests', 'bbm_pinned_unplug', 'bbm_offline_error',
-         'sbm_offline_error', 'reboot_prepare']
+         'sbm_offline_error', 'sbm_request_changes', 'reboot_prepare']
 BOOT2 = ['reboot_replug']
 HOST_CASE = 'reset_unplugs_all'
 SPLAT_GRACE = 20
@@ -178,6 +178,12 @@ class Host:
                 lambda e: e['data'].get('id') == dev and e['data'].get('size') == value)
             answer += (f' ev={(time.monotonic() - t0) * 1e3:.0f}' if ev else ' ev=none')
         return answer
+
+    def cmd_request(self, dev, value):
+        """qom-set requested-size and answer at once: "ok", or "error"
+        and QEMU's text."""
+        err = self._set(dev, int(value))
+        return 'ok' if err is None else f'error {err}'
 
     def cmd_settle(self, dev, value, timeout, stable):
         """Like set, for a request the guest cannot fully meet: "settled

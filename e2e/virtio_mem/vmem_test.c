@@ -16,6 +16,7 @@
  *   info                        -> "<id> <addr> <max> <block> ..." per device
  *   set <id> <bytes> <s> [ev]   -> "ok <size> <ms> [ev=<ms>|ev=none]",
  *                                  "timeout <size> <ms>", "error <QMP text>"
+ *   request <id> <bytes>        -> "ok" at once (qom-set only), "error ..."
  *   settle <id> <bytes> <s> <stable s> -> like set, or "settled <size> <ms>"
  *                                  when size stopped moving short of it
  *   wait <id> <s>               -> size reaches requested-size: "ok ..."
@@ -29,7 +30,8 @@
  *
  * bbm_pinned_unplug, bbm_offline_error and sbm_offline_error each show one
  * of the 6.5 fixes of the series (patches 0007-0009) at work: each fails on
- * a kernel without its patch (mutants/e2e_virtio_mem-revert-*.patch).
+ * a kernel without its patch (the mutants that revert 0007-0009);
+ * sbm_request_changes runs the scenario of patch 0010.
  * Failing offlining is injected through debugfs (notifier-error-inject).
  */
 #include "e2e_test.h"
@@ -572,12 +574,12 @@ static void *map_filled(size_t len)
 static int pin_pages(void *buf, const uint64_t *pfn, size_t pages,
 		     const struct vdev *d, uint64_t sb, int max, int *npinned)
 {
-	struct iovec iov[64];
-	uint64_t used[64];
+	struct iovec iov[256];
+	uint64_t used[256];
 	int fds[2], n = 0;
 	ssize_t r;
 
-	E2E_ASSERT(max <= 64, "max %d", max);
+	E2E_ASSERT(max <= 256, "max %d", max);
 	for (size_t i = 0; i < pages && n < max; i++) {
 		uint64_t pa = pfn[i] * 4096, unit;
 		int dup = 0;
@@ -595,7 +597,7 @@ static int pin_pages(void *buf, const uint64_t *pfn, size_t pages,
 		n++;
 	}
 	E2E_OK(pipe2(fds, O_CLOEXEC));
-	E2E_OK(fcntl(fds[1], F_SETPIPE_SZ, 64 * 4096));
+	E2E_OK(fcntl(fds[1], F_SETPIPE_SZ, 256 * 4096));
 	r = vmsplice(fds[1], iov, n, 0);
 	E2E_ASSERT(r == (ssize_t)n * 4096, "vmsplice of %d pages: %zd (%s)", n,
 		   r, strerrorname_np(errno));
@@ -997,6 +999,82 @@ static void t_bbm_offline_error(void)
 }
 
 /*
+ * Patch 0010 (upstream f55484fd7be9): the host changes its request while
+ * the driver is busy trying to fake-offline memory it cannot take.
+ *
+ * vm0 at 768M; an 864 MiB buffer fills it, a page pinned in each of its
+ * subblocks: no subblock can go, and every attempt (alloc_contig_range(),
+ * up to 5 times per memory block, then per subblock, in ZONE_MOVABLE)
+ * first migrates the rest of the range away.  Ask for 0 without waiting,
+ * at once ask for 1G and wait.  With the patch the driver leaves the scan
+ * at its next attempt, so at most the memory block it was working on has
+ * been migrated when it plugs; without it, it first tries every memory
+ * block (6 x 128 MiB migrated on x86_64).  Checked: 1G reached, data
+ * intact, MemTotal exact, then unpinned and back to 0; and at most two
+ * memory blocks' worth of the buffer migrated - judged only when the two
+ * requests reached QEMU within 100 ms of each other (the driver's first
+ * attempt takes longer than that), else only logged.
+ */
+static void t_sbm_request_changes(void)
+{
+	const uint64_t plugged = 768 * MiB, grow = 1 * GiB;
+	const size_t len = plugged + 96 * MiB, pages = len / 4096;
+	int kfd = e2e_kmsg_open(), pipe_fd, npinned;
+	uint64_t *buf, *pfn0, *pfn1, sum0, sb, size, moved_kib;
+	size_t moved = 0;
+	char ans[300];
+	double t0, gap, ms;
+
+	expect_idle("start");
+	sb = sb_size(SBM);
+	resize(SBM, plugged, 120, 0, 1, kfd);
+	pfn0 = calloc(pages, 8);
+	pfn1 = calloc(pages, 8);
+	E2E_ASSERT(pfn0 && pfn1, "calloc");
+	buf = map_filled(len);
+	sum0 = verify(buf, len / 8, "after filling");
+	frames(buf, len, SBM, pfn0);
+	pipe_fd = pin_pages(buf, pfn0, pages, SBM, sb, 256, &npinned);
+	e2e_diag("%d pages pinned, one per %" PRIu64 " KiB subblock of vm0's "
+		 "%d", npinned, sb / KiB, (int)(plugged / sb));
+	E2E_ASSERT(npinned >= (int)(plugged / sb) * 3 / 4, "only %d of vm0's "
+		   "subblocks hold a page of the buffer", npinned);
+
+	t0 = now_ms();
+	host(ans, sizeof(ans), 30, "request %s 0", SBM->id);
+	E2E_ASSERT(!strcmp(ans, "ok"), "asking for 0: host: %s", ans);
+	gap = now_ms() - t0;
+	host(ans, sizeof(ans), 200, "set %s %" PRIu64 " 180", SBM->id, grow);
+	ms = now_ms() - t0 - gap;
+	E2E_ASSERT(!strncmp(ans, "ok ", 3), "asking for 1G while the driver "
+		   "tries to unplug pinned memory: host: %s", ans);
+	frames(buf, len, SBM, pfn1);
+	for (size_t i = 0; i < pages; i++)
+		moved += pfn0[i] != pfn1[i];
+	moved_kib = moved * 4096 / KiB;
+	size = answer_size(ans);
+	e2e_line("# request_changes: requests %.0f ms apart, 1G served %.0f ms "
+		 "after the second, %" PRIu64 " KiB of the buffer migrated (%.1f "
+		 "memory blocks)", gap, ms, moved_kib,
+		 (double)moved_kib * KiB / mb_size);
+	wait_memtotal(baseline_kb + (long)(size / KiB), 60, "vm0 at 1G");
+	kmsg_scan(kfd, "vm0 at 1G with pinned pages");
+	close(pipe_fd);		/* unpin */
+	E2E_ASSERT(verify(buf, len / 8, "after the requests") == sum0,
+		   "checksum changed");
+	munmap(buf, len);
+	free(pfn0);
+	free(pfn1);
+	if (gap <= 100)
+		E2E_ASSERT(moved_kib * KiB <= 2 * mb_size, "%" PRIu64 " KiB of "
+			   "the buffer migrated after the request changed to "
+			   "1G: the driver went on fake-offlining memory for "
+			   "the old request", moved_kib);
+	resize(SBM, 0, 120, 0, 1, kfd);
+	expect_idle("end");
+}
+
+/*
  * Patch 0009 (upstream a31648fd4f96): in Sub Block Mode the driver unplugs
  * all subblocks of a memory block, then offlining the block fails
  * (-EBUSY, injected).  6.1 without the patch never tries again: the empty
@@ -1081,6 +1159,7 @@ static const struct e2e_test tests[] = {
 	{ "bbm_pinned_unplug", t_bbm_pinned_unplug, 400 },
 	{ "bbm_offline_error", t_bbm_offline_error, 300 },
 	{ "sbm_offline_error", t_sbm_offline_error, 300 },
+	{ "sbm_request_changes", t_sbm_request_changes, 400 },
 	{ "reboot_prepare", t_reboot_prepare, 200 },
 	{ "reboot_replug", t_reboot_replug, 300 },
 	{ "bench", t_bench, 3600 },
