@@ -46,6 +46,7 @@
 #define KiB ((uint64_t)1024)
 #define MiB (1024 * KiB)
 #define GiB (1024 * MiB)
+#define VMEM_MIN(a, b) ((a) < (b) ? (a) : (b))
 
 struct vdev {
 	char id[16];
@@ -1013,7 +1014,8 @@ static void t_bbm_offline_error(void)
  * intact, MemTotal exact, then unpinned and back to 0; and at most two
  * memory blocks' worth of the buffer migrated - judged only when the two
  * requests reached QEMU within 100 ms of each other (the driver's first
- * attempt takes longer than that), else only logged.
+ * attempt takes longer than that; measured as the guest's round trip of
+ * the first request), else the test is reported skipped.
  */
 static void t_sbm_request_changes(void)
 {
@@ -1037,8 +1039,10 @@ static void t_sbm_request_changes(void)
 	pipe_fd = pin_pages(buf, pfn0, pages, SBM, sb, 256, &npinned);
 	e2e_diag("%d pages pinned, one per %" PRIu64 " KiB subblock of vm0's "
 		 "%d", npinned, sb / KiB, (int)(plugged / sb));
-	E2E_ASSERT(npinned >= (int)(plugged / sb) * 3 / 4, "only %d of vm0's "
-		   "subblocks hold a page of the buffer", npinned);
+	/* pin_pages() pins at most 256 */
+	E2E_ASSERT(npinned >= VMEM_MIN(256, (int)(plugged / sb)) * 3 / 4,
+		   "only %d of vm0's subblocks hold a page of the buffer",
+		   npinned);
 
 	t0 = now_ms();
 	host(ans, sizeof(ans), 30, "request %s 0", SBM->id);
@@ -1072,6 +1076,9 @@ static void t_sbm_request_changes(void)
 			   "the old request", moved_kib);
 	resize(SBM, 0, 120, 0, 1, kfd);
 	expect_idle("end");
+	if (gap > 100)
+		E2E_SKIP("the requests were %.0f ms apart: migration not judged",
+			 gap);
 }
 
 /*

@@ -1500,7 +1500,10 @@ static void virtio_mem_unplug_test_sbm_config_changed(struct kunit *test)
 /*
  * Control: the same subblock without a config change.  The driver does try
  * to fake-offline it, which fails on the busy page: -EBUSY, so the caller
- * moves on to the next subblock.  Nothing is sent to the (absent) device.
+ * moves on to the next subblock.  Nothing is sent to the (absent) device:
+ * only because the test holds the page, which alloc_contig_range() can
+ * never take (had it succeeded, the driver would send an unplug request
+ * through the NULL vm->vq).
  */
 static void virtio_mem_unplug_test_sbm_busy(struct kunit *test)
 {
