@@ -232,54 +232,51 @@ static int kmsg_from_boot(void)
 	return fd;
 }
 
-/* Is there a record since boot containing both a and b? */
-static int kmsg_boot_has(const char *a, const char *b)
+/*
+ * The last record since boot containing both a and b, copied to rec (size
+ * 2048); 0 if there is none.
+ */
+static int kmsg_boot_find(const char *a, const char *b, char *rec)
 {
-	char rec[2048];
+	char r[2048];
 	int fd = kmsg_from_boot(), found = 0;
 	ssize_t n;
 
 	for (;;) {
-		n = read(fd, rec, sizeof(rec) - 1);
+		n = read(fd, r, sizeof(r) - 1);
 		if (n < 0 && errno == EPIPE)
 			continue;
 		if (n <= 0)
 			break;
-		rec[n] = 0;
-		if (strstr(rec, a) && strstr(rec, b))
+		r[n] = 0;
+		if (strstr(r, a) && strstr(r, b)) {
+			memcpy(rec, r, n + 1);
 			found = 1;
+		}
 	}
 	close(fd);
 	return found;
 }
 
+/* Is there a record since boot containing both a and b? */
+static int kmsg_boot_has(const char *a, const char *b)
+{
+	char rec[2048];
+
+	return kmsg_boot_find(a, b, rec);
+}
+
 /* The driver's "virtioN" of the device at d->addr, from its probe lines. */
 static void dev_name(const struct vdev *d, char *name, size_t size)
 {
-	char rec[2048], want[64];
-	int fd = kmsg_from_boot();
-	ssize_t n;
+	char rec[2048], want[64], *p;
 
 	snprintf(want, sizeof(want), "start address: 0x%" PRIx64 "\n", d->addr);
-	name[0] = 0;
-	for (;;) {
-		char *p;
-
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;
-		if (n <= 0)
-			break;
-		rec[n] = 0;
-		p = strstr(rec, "virtio_mem virtio");
-		if (p && strstr(rec, want)) {
-			p += strlen("virtio_mem ");
-			snprintf(name, size, "%.*s", (int)strcspn(p, ":"), p);
-		}
-	}
-	close(fd);
-	E2E_ASSERT(name[0], "no 'virtio_mem virtioN: start address: 0x%" PRIx64
+	E2E_ASSERT(kmsg_boot_find("virtio_mem virtio", want, rec),
+		   "no 'virtio_mem virtioN: start address: 0x%" PRIx64
 		   "' in the kernel log", d->addr);
+	p = strstr(rec, "virtio_mem virtio") + strlen("virtio_mem ");
+	snprintf(name, size, "%.*s", (int)strcspn(p, ":"), p);
 }
 
 /* ---- size changes and their checks ---------------------------------------- */
@@ -440,32 +437,33 @@ static void expect_mode(const struct vdev *d)
 
 /* ---- the scenarios ------------------------------------------------------- */
 
+/* d through steps (each with the event), from and back to the baseline. */
+static void grow_shrink(const struct vdev *d, const uint64_t *steps, size_t n)
+{
+	int kfd = e2e_kmsg_open();
+
+	expect_idle("start");
+	expect_mode(d);
+	for (size_t i = 0; i < n; i++)
+		resize(d, steps[i], 120, 1, 1, kfd);
+	E2E_ASSERT(memtotal() == baseline_kb, "MemTotal %ld kB at the end, "
+		   "baseline %ld", memtotal(), baseline_kb);
+}
+
 /* 0 -> 1G -> 3G -> 512M -> 0 in 2 MiB device blocks. */
 static void t_sbm_grow_shrink(void)
 {
 	static const uint64_t steps[] = { 1 * GiB, 3 * GiB, 512 * MiB, 0 };
-	int kfd = e2e_kmsg_open();
 
-	expect_idle("start");
-	expect_mode(SBM);
-	for (size_t i = 0; i < E2E_COUNT(steps); i++)
-		resize(SBM, steps[i], 120, 1, 1, kfd);
-	E2E_ASSERT(memtotal() == baseline_kb, "MemTotal %ld kB at the end, "
-		   "baseline %ld", memtotal(), baseline_kb);
+	grow_shrink(SBM, steps, E2E_COUNT(steps));
 }
 
 /* The same in 1 GiB device blocks: Big Block Mode. */
 static void t_bbm_grow_shrink(void)
 {
 	static const uint64_t steps[] = { 1 * GiB, 3 * GiB, 1 * GiB, 0 };
-	int kfd = e2e_kmsg_open();
 
-	expect_idle("start");
-	expect_mode(BBM);
-	for (size_t i = 0; i < E2E_COUNT(steps); i++)
-		resize(BBM, steps[i], 120, 1, 1, kfd);
-	E2E_ASSERT(memtotal() == baseline_kb, "MemTotal %ld kB at the end, "
-		   "baseline %ld", memtotal(), baseline_kb);
+	grow_shrink(BBM, steps, E2E_COUNT(steps));
 }
 
 /* ---- unplug under use ----- */
@@ -531,26 +529,12 @@ static size_t frames(const void *buf, size_t len, const struct vdev *d,
 static uint64_t sb_size(const struct vdev *d)
 {
 	char rec[2048], name[32], want[64];
-	int fd = kmsg_from_boot();
 	uint64_t sb = 0;
-	ssize_t n;
 
 	dev_name(d, name, sizeof(name));
 	snprintf(want, sizeof(want), "virtio_mem %s: subblock size: 0x", name);
-	for (;;) {
-		char *p;
-
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;
-		if (n <= 0)
-			break;
-		rec[n] = 0;
-		p = strstr(rec, want);
-		if (p)
-			sb = strtoull(p + strlen(want), NULL, 16);
-	}
-	close(fd);
+	if (kmsg_boot_find(want, want, rec))
+		sb = strtoull(strstr(rec, want) + strlen(want), NULL, 16);
 	E2E_ASSERT(sb, "no '%s' in the kernel log", want);
 	return sb;
 }

@@ -1473,6 +1473,23 @@ static int virtio_mem_kunit_sbm_page(struct kunit *test, struct page *page,
 }
 
 /*
+ * After a failed unplug of the page's subblock: every subblock still
+ * plugged, the block still MOVABLE, the page still only the test's.
+ */
+static void virtio_mem_kunit_expect_sbm_page_kept(struct kunit *test,
+						  struct page *page,
+						  unsigned long mb_id)
+{
+	struct virtio_mem *vm = test->priv;
+
+	KUNIT_EXPECT_TRUE(test, virtio_mem_sbm_test_sb_plugged(vm, mb_id, 0,
+							       vm->sbm.sbs_per_mb));
+	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_get_mb_state(vm, mb_id),
+			VIRTIO_MEM_SBM_MB_MOVABLE);
+	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
+}
+
+/*
  * The device changed its request while the driver is unplugging: the
  * driver must stop before it tries to fake-offline memory (which can take
  * long on busy memory) and go back to the workqueue with -EAGAIN, leaving
@@ -1489,12 +1506,8 @@ static void virtio_mem_unplug_test_sbm_config_changed(struct kunit *test)
 	atomic_set(&vm->config_changed, 1);
 	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_unplug_sb_online(vm, mb_id, sb_id, 1),
 			-EAGAIN);
-	KUNIT_EXPECT_TRUE(test, virtio_mem_sbm_test_sb_plugged(vm, mb_id, 0,
-							       vm->sbm.sbs_per_mb));
-	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_get_mb_state(vm, mb_id),
-			VIRTIO_MEM_SBM_MB_MOVABLE);
+	virtio_mem_kunit_expect_sbm_page_kept(test, page, mb_id);
 	KUNIT_EXPECT_EQ(test, atomic_read(&vm->config_changed), 1);
-	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
 }
 
 /*
@@ -1515,11 +1528,7 @@ static void virtio_mem_unplug_test_sbm_busy(struct kunit *test)
 	sb_id = virtio_mem_kunit_sbm_page(test, page, &mb_id);
 	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_unplug_sb_online(vm, mb_id, sb_id, 1),
 			-EBUSY);
-	KUNIT_EXPECT_TRUE(test, virtio_mem_sbm_test_sb_plugged(vm, mb_id, 0,
-							       vm->sbm.sbs_per_mb));
-	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_get_mb_state(vm, mb_id),
-			VIRTIO_MEM_SBM_MB_MOVABLE);
-	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
+	virtio_mem_kunit_expect_sbm_page_kept(test, page, mb_id);
 }
 
 /*
