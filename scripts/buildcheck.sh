@@ -4,8 +4,9 @@
 #
 # Runs in its own worktree ($BUILD/buildcheck/linux) and build directory,
 # with the gate's x86_64 .config (every test option on), so the gate's tree
-# and builds are not touched.  KUnit sources from kunit/ are installed at
-# every step, as scripts/tree.sh does.  ARCH=arm64 checks arm64 instead.
+# and builds are not touched.  The tests come from the patches alone (the
+# series carries them; kunit/ is not copied in), so a patch that builds a
+# test file without adding it breaks here.  ARCH=arm64 checks arm64 instead.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,11 +36,7 @@ fail=0 n=0
 for c in $(git -C "$TREE" rev-list --reverse base..refs/kgate/applied); do
 	n=$((n + 1))
 	subj=$(git -C "$TREE" log -1 --format=%s "$c")
-	git -C "$wt" checkout -q --detach "$c"
-	(cd "$REPO/kunit" && find . -mindepth 2 -type f) | while read -r f; do
-		mkdir -p "$wt/$(dirname "$f")"
-		cmp -s "$REPO/kunit/$f" "$wt/$f" || cp "$REPO/kunit/$f" "$wt/$f"
-	done
+	git -C "$wt" checkout -q -f --detach "$c"
 	cp "$cfg" "$out/.config"
 	t0=$(date +%s)
 	if flock "$lock" make -s -C "$wt" O="$out" ARCH="$arch" CROSS_COMPILE="$cross" \
