@@ -61,23 +61,35 @@ for a in "$@"; do
 	esac
 done
 
-# Everything the kernel image depends on, as one key: the tree's commit and
-# any edits on top of it, the installed KUnit sources, the configs, the
-# compiler.  When it matches the last successful build, skip kunit.py's build
-# step (a no-op "make" still walks the whole tree for ~10 s).
+# Everything the kernel image depends on, as one key: the tree's content
+# (committed and not), the configs, the compiler.  When it matches the last
+# successful build, skip kunit.py's build step (a no-op "make" still walks
+# the whole tree for ~10 s).  Keyed on content, not commit ids: "make series"
+# rewrites commits without changing a byte.
 inputs_key() {
 	{
 		kernel_key
-		while read -r f; do [ -n "$f" ] && cat "$TREE/$f"; done <"$TREE/.git/kgate-kunit-files"
+		while read -r f; do [ -n "$f" ] && echo "$f" && cat "$TREE/$f"; done < <(test_files)
 	} 2>/dev/null | sha1sum | cut -d' ' -f1
 }
-# The same without the KUnit sources: what the end-to-end runs depend on
+# The test sources: the series' KUnit files and kunit/'s (scripts/tree.sh).
+test_files() {
+	{
+		git -C "$TREE" diff --name-only --diff-filter=A base HEAD |
+			grep -E '(_kunit\.c|(^|/)\.kunitconfig)$'
+		cat "$TREE/.git/kgate-kunit-files"
+	} 2>/dev/null | sort -u
+}
+# The same without the test sources: what the end-to-end runs depend on
 # (they boot with kunit.enable=0, so the KUnit suites never run there).
 kernel_key() {
+	local ex=()
+	mapfile -t ex < <(test_files | sed 's/^/:(exclude)/')
 	{
-		git -C "$TREE" rev-parse HEAD
-		git -C "$TREE" status --porcelain=v1
-		git -C "$TREE" diff HEAD
+		awk -F'\t' 'NR == FNR { ex[$0] = 1; next } !($2 in ex)' \
+			<(test_files) <(git -C "$TREE" ls-tree -r HEAD)
+		git -C "$TREE" status --porcelain=v1 --untracked-files=no -- . "${ex[@]}"
+		git -C "$TREE" diff HEAD -- . "${ex[@]}"
 		cat "$REPO/kunitconfig" "$REPO/qemu_configs/$arch.py" "$SELF"
 		printf '%s\n' "${build_args[@]}"
 		"$cc" --version | head -n 1

@@ -12,12 +12,30 @@ PATCHES=$REPO/patches
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
 
+git_t() { git -C "$TREE" "$@"; }
+# shellcheck source=scripts/testfiles.sh
+. "$REPO/scripts/testfiles.sh"
+
 die() { echo "series: $*" >&2; exit 1; }
 [ -d "$TREE/.git" ] || die "no tree at $TREE; run: make tree"
 git -C "$TREE" rev-parse -q --verify base >/dev/null || die "$TREE has no base tag"
-if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
-	git -C "$TREE" status --short --untracked-files=no >&2
+if [ -n "$(user_edits)" ]; then
+	user_edits >&2
 	die "$TREE has uncommitted edits (above): commit them first"
+fi
+
+# Test files edited in kunit/ (laid over the tree by scripts/tree.sh): fold
+# each hunk into the commit whose lines it changes.
+mapfile -t edited < <(while read -r f; do
+	[ -n "$f" ] && is_overlay "$f" && ! same_as_head "$f" && echo "$f"
+done <"$LIST" 2>/dev/null)
+for f in "${edited[@]}"; do
+	git_t cat-file -e "HEAD:$f" 2>/dev/null ||
+		die "kunit/$f is not in the series yet: add it in $TREE with the patch that builds it (git add $f; git commit --fixup=<commit>; git rebase -i --autosquash base), then make series"
+done
+if [ ${#edited[@]} -gt 0 ]; then
+	python3 "$REPO/scripts/absorb.py" "$TREE" "${edited[@]}" ||
+		die "kunit/ edits not folded in (above); patches/ unchanged"
 fi
 
 tmp=$(mktemp -d)
@@ -40,9 +58,21 @@ if compgen -G "$tmp/*.patch" >/dev/null; then
 fi
 mv "$tmp/series" "$PATCHES/series"
 
+# kunit/ = the series' test files (also those committed in the tree).
+while read -r f; do
+	[ -n "$f" ] || continue
+	mkdir -p "$REPO/kunit/$(dirname "$f")" "$SHADOW/$(dirname "$f")"
+	if ! cmp -s <(git_t show "HEAD:$f") "$REPO/kunit/$f"; then
+		git_t show "HEAD:$f" >"$REPO/kunit/$f"
+		echo "series: kunit/$f updated from the series"
+	fi
+	cp "$REPO/kunit/$f" "$SHADOW/$f"
+	grep -qxF -- "$f" "$LIST" 2>/dev/null || echo "$f" >>"$LIST"
+done < <(series_test_files)
+
 # Mark the tree as in sync (the same key scripts/tree.sh computes).
 mapfile -t series < <(series_list)
 series_key >"$TREE/.git/kgate-series-key"
 git -C "$TREE" update-ref refs/kgate/applied HEAD
 echo "series: wrote ${#series[@]} patch(es) to patches/"
-(cd "$REPO" && git status --short -- patches/)
+(cd "$REPO" && git status --short -- patches/ kunit/)

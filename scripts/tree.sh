@@ -6,7 +6,13 @@
 #  2. turn patches/series into commits on top of base without touching the
 #     work tree (a private index), then move the work tree to the result:
 #     git rewrites only the files that differ, so make rebuilds only those;
-#  3. copy kunit/<path> to $TREE/<path> where the content differs.
+#  3. lay kunit/<path> over $TREE/<path> where the content differs: the
+#     series carries its tests (the patch that adds a test hook adds the
+#     test file), kunit/ is where they are edited, and an edit there is
+#     tested at once as an uncommitted edit of the tree;
+#  4. record whether kunit/ and the series' test files are the same
+#     ($TREE/.git/kgate-sync; the gate fails while they differ, and
+#     "make series" folds kunit/ into patches/).
 #
 # Nothing is lost: a tree with uncommitted edits or with commits that are not
 # in patches/ is left alone (run "make series" to export them, or FORCE=1).
@@ -29,6 +35,9 @@ say() { echo "tree: $*"; }
 [ -r "$TARBALL" ] || die "$TARBALL not found; install it: apt-get install linux-source-6.1 (or run: make deps)"
 
 git_t() { git -C "$TREE" -c user.name=kgate -c user.email=kgate@localhost "$@"; }
+
+# shellcheck source=scripts/testfiles.sh
+. "$REPO/scripts/testfiles.sh"
 
 # ---- 1. the base import ---------------------------------------------------
 src_id() {
@@ -66,7 +75,7 @@ import_base() {
 if [ ! -d "$TREE/.git" ]; then
 	import_base
 elif [ "$(cat "$TREE/.git/kgate-source" 2>/dev/null)" != "$(src_id)" ]; then
-	if [ "$FORCE" != 1 ] && [ -n "$(git_t status --porcelain --untracked-files=no)" ]; then
+	if [ "$FORCE" != 1 ] && [ -n "$(user_edits)" ]; then
 		die "linux-source-6.1 changed, but $TREE has uncommitted edits; export them (make series) or rerun with FORCE=1"
 	fi
 	say "linux-source-6.1 changed ($(src_id)); re-importing"
@@ -98,11 +107,15 @@ if [ "$want_key" != "$have_key" ] || [ "$head" != "$applied" ]; then
 			n=$(git_t rev-list --count "$applied..HEAD" 2>/dev/null || echo some)
 			die "$TREE has $n commit(s) not in patches/ (HEAD moved since the last apply); export them with 'make series', or rerun with FORCE=1 to drop them"
 		fi
-		if [ -n "$(git_t status --porcelain --untracked-files=no)" ]; then
-			git_t status --short --untracked-files=no | head -n 10 >&2
+		if [ -n "$(user_edits)" ]; then
+			user_edits | head -n 10 >&2
 			die "$TREE has uncommitted edits (above); commit them and 'make series', or rerun with FORCE=1 to drop them"
 		fi
 	fi
+	# The test files laid over the tree from kunit/ go into the index, so
+	# that "git reset --hard" below leaves them alone where the new series
+	# has the same content (no rebuild for nothing).
+	overlay_to_index
 	idx="$TREE/.git/kgate-index"
 	rm -f "$idx"
 	export GIT_INDEX_FILE=$idx
@@ -113,6 +126,8 @@ if [ "$want_key" != "$have_key" ] || [ "$head" != "$applied" ]; then
 	for p in "${series[@]}"; do
 		if ! out=$(git_t apply --cached --whitespace=nowarn "$PATCHES/$p" 2>&1); then
 			echo "$out" >&2
+			unset GIT_INDEX_FILE
+			git_t reset -q
 			die "patch $p does not apply; the tree was not changed"
 		fi
 		git mailinfo "$msg" /dev/null <"$PATCHES/$p" >"$info"
@@ -129,47 +144,67 @@ if [ "$want_key" != "$have_key" ] || [ "$head" != "$applied" ]; then
 	done
 	unset GIT_INDEX_FILE
 	rm -f "$idx"
-	if [ "$parent" != "$head" ]; then
-		git_t reset -q --hard "$parent"
-	fi
+	git_t reset -q --hard "$parent"
 	git_t update-ref refs/kgate/applied "$parent"
 	echo "$want_key" >"$TREE/.git/kgate-series-key"
 	say "applied ${#series[@]} patch(es) on base ($(git_t rev-parse --short HEAD))"
 fi
 
-# ---- 3. the KUnit sources ---------------------------------------------------
-# kunit/<dir>/<path> is installed as $TREE/<dir>/<path> (files directly in
-# kunit/, such as SUITES, are the gate's, not the tree's); the list of installed files is
-# kept so that a file removed from kunit/ is removed from the tree too.
-list="$TREE/.git/kgate-kunit-files"
-touch "$list"
-mapfile -t now < <(cd "$REPO/kunit" 2>/dev/null && find . -mindepth 2 -type f ! -name '*~' ! -name '.*.swp' | sed 's|^\./||' | sort)
+# ---- 3. the test sources from kunit/ -----------------------------------------
+# Lay kunit/'s content over the tree where it differs (an uncommitted edit
+# of the series' file, or a new file); drop the overlay of files gone from
+# kunit/.
+mapfile -t now < <(kunit_files)
 for f in "${now[@]}"; do
 	dst="$TREE/$f"
+	shadow="$SHADOW/$f"
 	if ! cmp -s "$REPO/kunit/$f" "$dst"; then
-		if [ -f "$dst" ] && git_t ls-files --error-unmatch -- "$f" >/dev/null 2>&1; then
-			die "kunit/$f would overwrite $f, which the kernel tree or the series already has"
-		fi
-		shadow="$TREE/.git/kgate-kunit/$f"
-		if [ -f "$dst" ] && ! cmp -s "$dst" "$shadow"; then
+		if [ -f "$dst" ] && ! cmp -s "$dst" "$shadow" && ! same_as_head "$f"; then
 			# Edited in the tree instead of in kunit/: keep the edit.
 			cp "$dst" "$dst.local"
-			echo "tree: warning: $f was edited in the tree; kept as $f.local, edit kunit/$f instead" >&2
+			echo "tree: warning: $f was edited in the tree; kept as $f.local, edit kunit/$f instead (or commit it there and run make series)" >&2
 		fi
-		mkdir -p "$(dirname "$dst")" "$(dirname "$shadow")"
+		mkdir -p "$(dirname "$dst")"
 		cp "$REPO/kunit/$f" "$dst"
-		cp "$REPO/kunit/$f" "$shadow"
 		say "installed kunit/$f"
 	fi
+	mkdir -p "$(dirname "$shadow")"
+	cmp -s "$REPO/kunit/$f" "$shadow" || cp "$REPO/kunit/$f" "$shadow"
 done
-# Files dropped from kunit/ since the last run.
-# (An empty kunit/ gives an empty list: no blank line, which would read as
-# "/" below and hide the whole tree from git.)
-comm -23 <(sed '/^$/d' "$list") <(printf '%s\n' "${now[@]}" | sed '/^$/d') |
+# Files dropped from kunit/ since the last run: back to the series' version.
+# (An empty kunit/ gives an empty list: no blank line.)
+comm -23 <(sed '/^$/d' "$LIST" 2>/dev/null) <(printf '%s\n' "${now[@]}" | sed '/^$/d') |
 while read -r f; do
-	rm -f "${TREE:?}/$f"
-	say "removed $f (gone from kunit/)"
+	if git_t cat-file -e "HEAD:$f" 2>/dev/null; then
+		git_t checkout -q HEAD -- "$f"
+		say "restored $f from the series (gone from kunit/)"
+	else
+		rm -f "${TREE:?}/$f"
+		say "removed $f (gone from kunit/)"
+	fi
+	rm -f "$SHADOW/$f"
 done
-printf '%s\n' "${now[@]}" | sed '/^$/d' >"$list"
-# Keep "git status" in the tree about the series only.
-{ echo "# installed from kunit/ by scripts/tree.sh"; sed 's|^|/|' "$list"; } >"$TREE/.git/info/exclude"
+printf '%s\n' "${now[@]}" | sed '/^$/d' >"$LIST"
+# Files of kunit/ the series does not have stay out of "git status".
+{
+	echo "# installed from kunit/ by scripts/tree.sh"
+	for f in "${now[@]}"; do git_t cat-file -e "HEAD:$f" 2>/dev/null || echo "/$f"; done
+} >"$TREE/.git/info/exclude"
+
+# ---- 4. kunit/ and the series must say the same ------------------------------
+# The series carries its tests; kunit/ is where they are edited.  Write one
+# line per test file to $SYNC: "same <f>", or "differs <f>" (edited in
+# kunit/, not yet in patches/: make series), "new <f>" (not in the series),
+# "missing <f>" (a test file of the series that kunit/ lacks).
+{
+	for f in "${now[@]}"; do
+		if ! git_t cat-file -e "HEAD:$f" 2>/dev/null; then echo "new $f"
+		elif same_as_head "$f"; then echo "same $f"
+		else echo "differs $f"; fi
+	done
+	series_test_files | LC_ALL=C comm -23 - <(printf "%s\n" "${now[@]}" | LC_ALL=C sort) | sed 's/^/missing /'
+} >"$SYNC"
+if grep -qv '^same ' "$SYNC"; then
+	grep -v '^same ' "$SYNC" | sed 's/^/tree: kunit\/ and patches\/ differ: /' >&2
+	echo "tree: the run tests kunit/ as it is; 'make series' folds it into patches/ (the gate stays red until then)" >&2
+fi

@@ -1392,6 +1392,34 @@ static struct kunit_suite virtio_mem_config_test_suite = {
 /* ---- virtio_mem_unplug: decisions of the unplug paths ---- */
 
 /*
+ * What an error of offline_and_remove_memory() becomes: only -ENOMEM is
+ * passed on; every other error means "busy, retry later" (-EBUSY), never
+ * one that the workqueue takes for a broken device.
+ */
+static const struct {
+	int rc;
+	int want;
+} virtio_mem_kunit_offline_rcs[] = {
+	{ -ENOMEM, -ENOMEM },
+	{ -EBUSY, -EBUSY },
+	{ -EINVAL, -EBUSY },	/* a range offline_pages() cannot handle */
+	{ -EINTR, -EBUSY },	/* a memory notifier's error of choice */
+	{ -EPERM, -EBUSY },	/* a memory notifier's NOTIFY_BAD */
+};
+
+static void virtio_mem_unplug_test_offline_rc(struct kunit *test)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(virtio_mem_kunit_offline_rcs); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    virtio_mem_offline_rc(virtio_mem_kunit_offline_rcs[i].rc),
+				    virtio_mem_kunit_offline_rcs[i].want,
+				    "offline_and_remove_memory() failed with %d",
+				    virtio_mem_kunit_offline_rcs[i].rc);
+}
+
+/*
  * offline_and_remove_memory() refuses a range that is not made of whole
  * memory blocks with -EINVAL, before it touches anything: a safe way to
  * make it fail with an error other than -EBUSY or -ENOMEM, as a memory
@@ -1470,6 +1498,57 @@ static int virtio_mem_kunit_sbm_page(struct kunit *test, struct page *page,
 	virtio_mem_sbm_set_sb_plugged(vm, *mb_id, 0, vm->sbm.sbs_per_mb);
 	virtio_mem_sbm_set_mb_state(vm, *mb_id, VIRTIO_MEM_SBM_MB_MOVABLE);
 	return (addr - virtio_mem_mb_id_to_phys(*mb_id)) / PAGE_SIZE;
+}
+
+/*
+ * A memory block whose subblocks are all unplugged but that could not be
+ * offlined and removed (here: a busy page of the test's keeps it from
+ * going offline) is retried on every run of the workqueue: the retry
+ * fails again, the block keeps its state and the driver keeps its note
+ * to retry, have_unplugged_mb.
+ */
+static void virtio_mem_unplug_test_sbm_retry_fails(struct kunit *test)
+{
+	struct virtio_mem *vm = test->priv;
+	struct page *page = virtio_mem_kunit_busy_page(test);
+	unsigned long mb_id;
+
+	virtio_mem_kunit_sbm_page(test, page, &mb_id);
+	virtio_mem_sbm_set_sb_unplugged(vm, mb_id, 0, vm->sbm.sbs_per_mb);
+	virtio_mem_sbm_set_mb_state(vm, mb_id,
+				    VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL);
+	vm->sbm.have_unplugged_mb = true;
+
+	KUNIT_EXPECT_EQ(test, virtio_mem_cleanup_pending_mb(vm), 0);
+	KUNIT_EXPECT_TRUE(test, vm->sbm.have_unplugged_mb);
+	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_get_mb_state(vm, mb_id),
+			VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL);
+	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
+}
+
+/*
+ * The note is dropped once no memory block is left whose subblocks are
+ * all unplugged: a block with one subblock still plugged is not offlined,
+ * and the workqueue stops retrying.
+ */
+static void virtio_mem_unplug_test_sbm_retry_none_left(struct kunit *test)
+{
+	struct virtio_mem *vm = test->priv;
+	struct page *page = virtio_mem_kunit_busy_page(test);
+	unsigned long mb_id;
+
+	virtio_mem_kunit_sbm_page(test, page, &mb_id);
+	/* subblock 0 stays plugged */
+	virtio_mem_sbm_set_sb_unplugged(vm, mb_id, 1, vm->sbm.sbs_per_mb - 1);
+	virtio_mem_sbm_set_mb_state(vm, mb_id,
+				    VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL);
+	vm->sbm.have_unplugged_mb = true;
+
+	KUNIT_EXPECT_EQ(test, virtio_mem_cleanup_pending_mb(vm), 0);
+	KUNIT_EXPECT_FALSE(test, vm->sbm.have_unplugged_mb);
+	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_get_mb_state(vm, mb_id),
+			VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL);
+	KUNIT_EXPECT_TRUE(test, virtio_mem_sbm_test_sb_plugged(vm, mb_id, 0, 1));
 }
 
 /*
@@ -1558,7 +1637,10 @@ static void virtio_mem_unplug_test_bbm_config_changed(struct kunit *test)
 }
 
 static struct kunit_case virtio_mem_unplug_test_cases[] = {
+	KUNIT_CASE(virtio_mem_unplug_test_offline_rc),
 	KUNIT_CASE(virtio_mem_unplug_test_offline_error_is_busy),
+	KUNIT_CASE(virtio_mem_unplug_test_sbm_retry_fails),
+	KUNIT_CASE(virtio_mem_unplug_test_sbm_retry_none_left),
 	KUNIT_CASE(virtio_mem_unplug_test_sbm_config_changed),
 	KUNIT_CASE(virtio_mem_unplug_test_sbm_busy),
 	KUNIT_CASE(virtio_mem_unplug_test_bbm_config_changed),

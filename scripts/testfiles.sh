@@ -1,0 +1,33 @@
+# The test sources of the series, shared by scripts/tree.sh and
+# scripts/series.sh (sourced, not run; needs REPO, TREE and git_t).
+#
+# The test sources: kunit/<path> is the editable copy of <path>, a file the
+# series adds.  $SHADOW/<path> keeps what was last laid over the tree from
+# kunit/, $LIST the paths, $SYNC how kunit/ compares with the series.
+SHADOW=$TREE/.git/kgate-kunit
+LIST=$TREE/.git/kgate-kunit-files
+SYNC=$TREE/.git/kgate-sync
+kunit_files() {
+	(cd "$REPO/kunit" 2>/dev/null && find . -mindepth 2 -type f ! -name '*~' ! -name '.*.swp' |
+		sed 's|^\./||' | LC_ALL=C sort)
+}
+# The test files the series adds (KUnit sources and .kunitconfig files).
+series_test_files() {
+	git_t diff --name-only --diff-filter=A base HEAD |
+		grep -E '(_kunit\.c|(^|/)\.kunitconfig)$' | LC_ALL=C sort || true
+}
+same_as_head() { git_t cat-file -e "HEAD:$1" 2>/dev/null && cmp -s <(git_t show "HEAD:$1") "$TREE/$1"; }
+is_overlay() { grep -qxF -- "$1" "$LIST" 2>/dev/null && cmp -s "$TREE/$1" "$SHADOW/$1"; }
+# Uncommitted edits of the tree, less the test files laid over it from kunit/.
+user_edits() {
+	git_t status --porcelain=v1 --untracked-files=no | while IFS= read -r l; do
+		is_overlay "${l:3}" || echo "$l"
+	done
+}
+overlay_to_index() {
+	local f
+	while read -r f; do
+		[ -n "$f" ] && is_overlay "$f" && git_t cat-file -e "HEAD:$f" 2>/dev/null &&
+			git_t add -f -- "$f"
+	done <"$LIST" 2>/dev/null || true
+}
