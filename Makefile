@@ -5,7 +5,8 @@
 
 SHELL := /bin/bash
 BUILD ?= $(CURDIR)/build
-ARCHES ?= x86_64 arm64
+# The default arch list lives in scripts/lib.sh (KGATE_ARCHES).
+ARCHES ?= $(shell . scripts/lib.sh && echo $$KGATE_ARCHES)
 export BUILD
 
 DEPS_STAMP := $(BUILD)/.deps-ok
