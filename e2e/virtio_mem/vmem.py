@@ -19,7 +19,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
-import e2e  # noqa: E402
+from e2e import E2EError, guest, paths, say  # noqa: E402
+from e2e.qemu import Qemu  # noqa: E402
+from e2e.qmp import Qmp, QmpError  # noqa: E402
+from e2e.results import SPLAT_RE  # noqa: E402
 
 NAME = 'virtio_mem'
 GiB = 1 << 30
@@ -59,10 +62,10 @@ def qemu_args(qmp_path):
 
 def build(arch):
     """Compile the guest program and its initramfs; returns the initramfs."""
-    wd = e2e.work_dir(NAME, arch)
-    prog = e2e.compile_static(arch, [os.path.join(HERE, 'vmem_test.c')],
+    wd = paths.work_dir(NAME, arch)
+    prog = guest.compile_static(arch, [os.path.join(HERE, 'vmem_test.c')],
                               os.path.join(wd, 'vmem_test'))
-    return e2e.build_initramfs(NAME, arch, {'/tests/vmem_test': prog})
+    return guest.build_initramfs(NAME, arch, {'/tests/vmem_test': prog})
 
 
 class Host:
@@ -92,7 +95,7 @@ class Host:
         (self.splat set) instead of waiting for the tests to time out."""
         deadline = time.monotonic() + timeout
         rx = (r'^e2e-sync: (?P<tag>vm \S+ (?P<cmd>[^\n]*))\n|(?P<splat>'
-              + e2e.SPLAT_RE.pattern + ')')
+              + SPLAT_RE.pattern + ')')
         pos = 0
         while True:
             left = deadline - time.monotonic()
@@ -105,14 +108,14 @@ class Host:
             if m.group('splat'):
                 if self.splat is None:
                     self.splat = m.group('splat')
-                    e2e.say(f'kernel splat on the console ({self.splat!r}): '
+                    say(f'kernel splat on the console ({self.splat!r}): '
                             f'stopping the boot in {SPLAT_GRACE} s')
                     deadline = min(deadline, time.monotonic() + SPLAT_GRACE)
                 continue
             tag, words = m.group('tag'), m.group('cmd').split()
             try:
                 answer = getattr(self, 'cmd_' + words[0])(*words[1:])
-            except e2e.E2EError as err:
+            except E2EError as err:
                 answer = f'error {err}'
             except (AttributeError, TypeError, ValueError, KeyError) as err:
                 answer = f'error bad request {words}: {err!r}'
@@ -138,7 +141,7 @@ class Host:
                 return f'error devices not empty at the first boot: {sizes}'
             self.baseline = int(memtotal_kb)
         tests = self.plan[boot] if boot < len(self.plan) else []
-        e2e.say(f'boot {boot + 1}: guest MemTotal {memtotal_kb} kB; runs {" ".join(tests)}')
+        say(f'boot {boot + 1}: guest MemTotal {memtotal_kb} kB; runs {" ".join(tests)}')
         return f'{self.baseline or 0} ' + ' '.join(tests)
 
     def cmd_query(self, dev):
@@ -150,8 +153,8 @@ class Host:
         try:
             self.q.cmd('qom-set', path=f'/machine/peripheral/{dev}',
                        property='requested-size', value=value)
-        except e2e.QmpError as err:
-            e2e.say(f'qom-set {dev} requested-size={value}: refused: {err.desc}')
+        except QmpError as err:
+            say(f'qom-set {dev} requested-size={value}: refused: {err.desc}')
             self.notes.append(f'{dev} {value}: {err.desc}')
             return err.desc
         return None
@@ -237,20 +240,20 @@ class Host:
             for d, v in after.items())
         self.cases[HOST_CASE] = ('PASS' if ok else 'FAIL',
                                  state + ('' if ev else '; no RESET event'))
-        e2e.say(f'system_reset: {state}')
+        say(f'system_reset: {state}')
         return None
 
 
 def boot(arch, plan, log, timeout):
     """One QEMU boot running plan; returns (finished Qemu, Host)."""
     initrd = build(arch)
-    qmp_path = os.path.join(e2e.work_dir(NAME, arch), 'qmp.sock')
+    qmp_path = os.path.join(paths.work_dir(NAME, arch), 'qmp.sock')
     if os.path.exists(qmp_path):
         os.unlink(qmp_path)
-    vm = e2e.Qemu(arch, initrd, log, append_log=True, mem=MEM, cmdline=CMDLINE,
+    vm = Qemu(arch, initrd, log, append_log=True, mem=MEM, cmdline=CMDLINE,
                   init_args=['/tests/vmem_test'], qemu_args=qemu_args(qmp_path))
     with vm:
-        qmp = e2e.Qmp(qmp_path)
+        qmp = Qmp(qmp_path)
         host = Host(vm, qmp, plan)
         try:
             host.serve(timeout)
@@ -260,7 +263,7 @@ def boot(arch, plan, log, timeout):
             else:
                 vm.wait(max(5, timeout - vm.seconds))
             qmp.close()
-    e2e.say(f'{arch} boot took {vm.seconds:.1f} s'
+    say(f'{arch} boot took {vm.seconds:.1f} s'
             + (' (TIMED OUT)' if vm.timed_out else '')
             + ('' if vm.powered_off else ' (no clean power-off)'))
     return vm, host
