@@ -41,8 +41,9 @@ kunit-x86_64 kunit-arm64: tree
 .PHONY: kunit-x86_64 kunit-arm64
 
 ## e2e-x86_64 / e2e-arm64: the end-to-end runs only, on the last built kernel
+# (every run counts: scripts/e2e.sh fails if any run failed)
 e2e-x86_64 e2e-arm64: deps
-	@a=$(@:e2e-%=%); for r in e2e/*/run; do $$r $$a; done
+	@scripts/e2e.sh $(@:e2e-%=%)
 .PHONY: e2e-x86_64 e2e-arm64
 
 ## test (= gate): the pre-commit gate: KUnit + end-to-end on both arches, one verdict

@@ -3,14 +3,16 @@
 # runs, then one verdict (scripts/gate.py).  Every arch runs even when an
 # earlier one failed, so the summary covers them all.
 #
-#   scripts/gate.sh [arch...]        (default: x86_64 arm64)
+#   scripts/gate.sh [arch...]        (default: KGATE_ARCHES of scripts/lib.sh)
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$REPO/scripts/lib.sh"
 BUILD=${BUILD:-$REPO/build}
 export BUILD
 arches=("$@")
-[ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
+[ ${#arches[@]} -gt 0 ] || read -ra arches <<<"$KGATE_ARCHES"
 results=$BUILD/results
 mkdir -p "$results"
 rm -f "$results/summary"
@@ -32,31 +34,7 @@ for arch in "${arches[@]}"; do
 	"$REPO/scripts/kunit.sh" "$arch"
 	echo $? >"$results/$arch.rc"
 	echo "gate: kunit $arch took $(( $(date +%s) - t0 )) s"
-	for e2e in "$REPO"/e2e/*/run; do
-		[ -x "$e2e" ] || continue
-		name=$(basename "$(dirname "$e2e")")
-		# A passing end-to-end run is reused while nothing it depends on
-		# changed: the kernel's sources and config (KUnit sources aside:
-		# these boots run with kunit.enable=0), the run's own files and
-		# e2e/lib.  Failures are never reused; FRESH=1 reruns everything.
-		key=$( { cat "$BUILD/$arch/.kgate-kernel-key" 2>/dev/null || date +%s%N
-			find "$REPO/e2e/lib" "$REPO/e2e/$name" -type f ! -path '*/__pycache__/*' \
-				-exec sha1sum {} + | sort; } | sha1sum | cut -d' ' -f1)
-		cache=$BUILD/e2e-cache/$name-$arch
-		if [ "${FRESH:-0}" != 1 ] && [ -f "$cache.json" ] && [ "$(cat "$cache.key" 2>/dev/null)" = "$key" ]; then
-			cp "$cache.json" "$results/e2e-$name-$arch.json"
-			echo "gate: $name $arch: passed before with the same kernel and tests (cached; FRESH=1 reruns)"
-			continue
-		fi
-		rm -f "$cache.json" "$cache.key"
-		t0=$(date +%s)
-		echo "gate: $name $arch"
-		if "$e2e" "$arch"; then
-			mkdir -p "$BUILD/e2e-cache"
-			cp "$results/e2e-$name-$arch.json" "$cache.json" && echo "$key" >"$cache.key"
-		fi
-		echo "gate: $name $arch took $(( $(date +%s) - t0 )) s"
-	done
+	"$REPO/scripts/e2e.sh" --reuse "$arch"
 done
 
 RESULTS=$results SUITES=$REPO/kunit/SUITES python3 "$REPO/scripts/gate.py" "${arches[@]}"
