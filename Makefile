@@ -7,9 +7,13 @@ SHELL := /bin/bash
 BUILD ?= $(CURDIR)/build
 # The default arch list lives in scripts/lib.sh (KGATE_ARCHES).
 ARCHES ?= $(shell . scripts/lib.sh && echo $$KGATE_ARCHES)
+SUITES ?= $(CURDIR)/kunit/SUITES
 export BUILD
 
 DEPS_STAMP := $(BUILD)/.deps-ok
+# The verdict on the results of $(BUILD) (not of the current directory),
+# against kunit/SUITES; KINDS=... before it picks what is judged.
+GATE_PY = RESULTS=$(BUILD)/results SUITES=$(SUITES) python3 scripts/gate.py
 
 .PHONY: all help deps tree test gate \
 	series checkpatch buildcheck mutants bench clean-results distclean
@@ -17,7 +21,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 ## all: patched tree, then KUnit on both arches (kunit.py run) with a summary
 all: deps tree
 	@for a in $(ARCHES); do scripts/kunit.sh $$a; echo $$? > $(BUILD)/results/$$a.rc; done; \
-	 KINDS=kunit python3 scripts/gate.py $(ARCHES)
+	 KINDS=kunit $(GATE_PY) $(ARCHES)
 
 ## help: this list
 help:
@@ -37,13 +41,14 @@ tree: deps
 # (explicit rules: make never applies a pattern rule to a .PHONY target)
 kunit-x86_64 kunit-arm64: tree
 	@a=$(@:kunit-%=%); scripts/kunit.sh $$a; echo $$? > $(BUILD)/results/$$a.rc; \
-	 KINDS=kunit python3 scripts/gate.py $$a
+	 KINDS=kunit $(GATE_PY) $$a
 .PHONY: kunit-x86_64 kunit-arm64
 
-## e2e-x86_64 / e2e-arm64: the end-to-end runs only, on the last built kernel
+## e2e-x86_64 / e2e-arm64: the end-to-end runs only, on the last built kernel, with their verdict
 # (every run counts: scripts/e2e.sh fails if any run failed)
 e2e-x86_64 e2e-arm64: deps
-	@scripts/e2e.sh $(@:e2e-%=%)
+	@a=$(@:e2e-%=%); rc=0; scripts/e2e.sh $$a || rc=1; \
+	 KINDS=e2e $(GATE_PY) $$a || rc=1; exit $$rc
 .PHONY: e2e-x86_64 e2e-arm64
 
 ## test (= gate): the pre-commit gate: KUnit + end-to-end on both arches, one verdict

@@ -15,7 +15,7 @@ arches=("$@")
 [ ${#arches[@]} -gt 0 ] || read -ra arches <<<"$KGATE_ARCHES"
 results=$BUILD/results
 mkdir -p "$results"
-rm -f "$results/summary"
+rm -f "$results/summary" "$results/verdict.json"
 
 if ! "$REPO/scripts/tree.sh"; then
 	echo "gate: the patched tree could not be prepared (above)"
