@@ -31,8 +31,7 @@ done
 for arch in "${arches[@]}"; do
 	t0=$(date +%s)
 	echo "gate: kunit $arch"
-	"$REPO/scripts/kunit.sh" "$arch"
-	echo $? >"$results/$arch.rc"
+	"$REPO/scripts/kunit.sh" "$arch"       # writes $results/$arch.{json,rc,log}
 	echo "gate: kunit $arch took $(( $(date +%s) - t0 )) s"
 	"$REPO/scripts/e2e.sh" --reuse "$arch"
 done

@@ -5,7 +5,9 @@
 #
 # The build directory is $BUILD/<arch>; kunit.py's log goes to
 # $BUILD/results/<arch>.log and its JSON results to $BUILD/results/<arch>.json
-# (removed first, so a run that dies leaves no stale results behind).
+# (removed first, so a run that dies leaves no stale results behind).  Its
+# own exit code goes to $BUILD/results/<arch>.rc (this script is the one
+# writer of that file; scripts/gate.py judges it).
 # Builds of all clones on this machine are serialised by one lock: the
 # machine has two cores and one kernel build already uses both.
 set -euo pipefail
@@ -28,6 +30,8 @@ results=$BUILD/results
 bdir=$BUILD/$arch
 mkdir -p "$bdir" "$results"
 rm -f "$results/$arch.json"
+# From here on every exit, a failed build too, leaves its code in <arch>.rc.
+trap 'echo $? >"$results/$arch.rc"' EXIT
 
 command -v "$cc" >/dev/null || {
 	echo "kunit: $cc not found; install it: apt-get install $(arch_cc_pkg "$arch") (or run: make deps)" >&2

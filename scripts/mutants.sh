@@ -60,8 +60,7 @@ for m in "${files[@]}"; do
 	fi
 	applied=$m
 	rm -f "$results/$arch.json" "$results/$arch.rc" "$results"/e2e-*-"$arch".json
-	"$REPO/scripts/kunit.sh" "$arch" >/dev/null 2>&1
-	echo $? >"$results/$arch.rc"
+	"$REPO/scripts/kunit.sh" "$arch" >/dev/null 2>&1      # writes $arch.{json,rc,log}
 	if [ ! -s "$results/$arch.json" ] && grep -q 'build failed\|Error' "$results/$arch.log"; then
 		restore
 		echo "BROKEN   $name: the kernel does not build with it"; broken=$((broken + 1)); continue
