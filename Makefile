@@ -15,7 +15,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 # against kunit/SUITES; KINDS=... before it picks what is judged.
 GATE_PY = RESULTS=$(BUILD)/results SUITES=$(SUITES) python3 scripts/gate.py
 
-.PHONY: all help deps tree test gate \
+.PHONY: all help deps tree test gate selftest \
 	series checkpatch buildcheck mutants bench clean-results distclean
 
 ## all: patched tree, then KUnit on both arches (kunit.py run) with a summary
@@ -53,10 +53,14 @@ e2e-x86_64 e2e-arm64: deps
 	 KINDS=e2e $(GATE_PY) $$a || rc=1; exit $$rc
 .PHONY: e2e-x86_64 e2e-arm64
 
-## test (= gate): the pre-commit gate: KUnit + end-to-end on both arches, one verdict
+## test (= gate): the pre-commit gate: host selftest, KUnit + end-to-end on both arches, one verdict
 test: gate
 gate: deps
 	@scripts/gate.sh $(ARCHES)
+
+## selftest: the host side's unit tests (gate verdict, e2e library, plumbing) and mypy --strict; seconds, no QEMU
+selftest: deps
+	@python3 scripts/selftest.py
 
 ## series: export the tree's commits on top of base to patches/ (+ series)
 series:

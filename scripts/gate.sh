@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The pre-commit gate: patched tree, KUnit on every arch, the end-to-end
-# runs, then one verdict (scripts/gate.py).  Every arch runs even when an
-# earlier one failed, so the summary covers them all.
+# The pre-commit gate: the host selftest, the patched tree, KUnit on every
+# arch, the end-to-end runs, then one verdict (scripts/gate.py).  Every arch
+# runs even when an earlier one failed, so the summary covers them all.
 #
 #   scripts/gate.sh [arch...]        (default: KGATE_ARCHES of scripts/lib.sh)
 set -uo pipefail
@@ -15,9 +15,42 @@ arches=("$@")
 [ ${#arches[@]} -gt 0 ] || read -ra arches <<<"$KGATE_ARCHES"
 results=$BUILD/results
 mkdir -p "$results"
-rm -f "$results/summary" "$results/verdict.json"
+rm -f "$results/summary" "$results/verdict.json" "$results"/host-*.json
+
+# The host side's own tests (scripts/selftest.py: the verdict code, the e2e
+# library, the plumbing, mypy) start first, in the background while the
+# tree and KUnit run.  Their results count like any suite's (host_selftest
+# in kunit/SUITES): no results, no green gate.  A pass is reused while the
+# files they test are byte-identical (FRESH=1 reruns), as end-to-end runs are.
+selftest_key() {
+	{
+		python3 --version; mypy --version 2>&1
+		cd "$REPO" && find Makefile .ci scripts tests e2e qemu_configs kunit/SUITES \
+			-type f ! -path '*/__pycache__/*' -exec sha1sum {} + | sort
+	} | sha1sum | cut -d' ' -f1
+}
+selftest() {
+	local key cache=$BUILD/selftest-cache/host-selftest log=$results/host-selftest.log
+	key=$(selftest_key)
+	if [ "${FRESH:-0}" != 1 ] && [ -f "$cache.json" ] && [ "$(cat "$cache.key" 2>/dev/null)" = "$key" ]; then
+		cp "$cache.json" "$results/host-selftest.json"
+		echo "gate: host selftest passed before with the same files (cached; FRESH=1 reruns)"
+		return
+	fi
+	rm -f "$cache.json" "$cache.key"
+	if python3 "$REPO/scripts/selftest.py" --json "$results/host-selftest.json" >"$log" 2>&1; then
+		mkdir -p "$(dirname "$cache")"
+		cp "$results/host-selftest.json" "$cache.json" && echo "$key" >"$cache.key"
+		echo "gate: $(tail -n 1 "$log")"
+	else
+		echo "gate: host selftest FAILED ($(tail -n 1 "$log")); see $log"
+	fi
+}
+selftest &
+selftest_pid=$!
 
 if ! "$REPO/scripts/tree.sh"; then
+	wait $selftest_pid
 	echo "gate: the patched tree could not be prepared (above)"
 	echo "0 passed, 1 failed" | tee "$results/summary"
 	exit 1
@@ -36,4 +69,5 @@ for arch in "${arches[@]}"; do
 	"$REPO/scripts/e2e.sh" --reuse "$arch"
 done
 
+wait $selftest_pid
 RESULTS=$results SUITES=$REPO/kunit/SUITES python3 "$REPO/scripts/gate.py" "${arches[@]}"
