@@ -5,18 +5,25 @@
 
 SHELL := /bin/bash
 BUILD ?= $(CURDIR)/build
-ARCHES ?= x86_64 arm64
+# The default arch list lives in scripts/lib.sh (KGATE_ARCHES).
+ARCHES ?= $(shell . scripts/lib.sh && echo $$KGATE_ARCHES)
+SUITES ?= $(CURDIR)/kunit/SUITES
 export BUILD
 
 DEPS_STAMP := $(BUILD)/.deps-ok
+# The verdict on the results of $(BUILD) (not of the current directory),
+# against kunit/SUITES; KINDS=... before it picks what is judged.
+GATE_PY = RESULTS=$(BUILD)/results SUITES=$(SUITES) python3 scripts/gate.py
 
-.PHONY: all help deps tree test gate \
+.PHONY: all help deps tree test gate selftest \
 	series checkpatch buildcheck mutants bench clean-results distclean
 
 ## all: patched tree, then KUnit on both arches (kunit.py run) with a summary
+# (scripts/kunit.sh leaves its exit code in $(BUILD)/results/<arch>.rc, which
+# gate.py judges: every arch counts)
 all: deps tree
-	@for a in $(ARCHES); do scripts/kunit.sh $$a; echo $$? > $(BUILD)/results/$$a.rc; done; \
-	 KINDS=kunit python3 scripts/gate.py $(ARCHES)
+	@for a in $(ARCHES); do scripts/kunit.sh $$a; done; \
+	 KINDS=kunit $(GATE_PY) $(ARCHES)
 
 ## help: this list
 help:
@@ -35,19 +42,25 @@ tree: deps
 ## kunit-x86_64 / kunit-arm64: build and run one arch's KUnit kernel
 # (explicit rules: make never applies a pattern rule to a .PHONY target)
 kunit-x86_64 kunit-arm64: tree
-	@a=$(@:kunit-%=%); scripts/kunit.sh $$a; echo $$? > $(BUILD)/results/$$a.rc; \
-	 KINDS=kunit python3 scripts/gate.py $$a
+	@a=$(@:kunit-%=%); scripts/kunit.sh $$a; \
+	 KINDS=kunit $(GATE_PY) $$a
 .PHONY: kunit-x86_64 kunit-arm64
 
-## e2e-x86_64 / e2e-arm64: the end-to-end runs only, on the last built kernel
+## e2e-x86_64 / e2e-arm64: the end-to-end runs only, on the last built kernel, with their verdict
+# (every run counts: scripts/e2e.sh fails if any run failed)
 e2e-x86_64 e2e-arm64: deps
-	@a=$(@:e2e-%=%); for r in e2e/*/run; do $$r $$a; done
+	@a=$(@:e2e-%=%); rc=0; scripts/e2e.sh $$a || rc=1; \
+	 KINDS=e2e $(GATE_PY) $$a || rc=1; exit $$rc
 .PHONY: e2e-x86_64 e2e-arm64
 
-## test (= gate): the pre-commit gate: KUnit + end-to-end on both arches, one verdict
+## test (= gate): the pre-commit gate: host selftest, KUnit + end-to-end on both arches, one verdict
 test: gate
 gate: deps
 	@scripts/gate.sh $(ARCHES)
+
+## selftest: the host side's unit tests (gate verdict, e2e library, plumbing) and mypy --strict; seconds, no QEMU
+selftest: deps
+	@python3 scripts/selftest.py
 
 ## series: export the tree's commits on top of base to patches/ (+ series)
 series:

@@ -11,9 +11,11 @@
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$REPO/scripts/lib.sh"
 BUILD=${BUILD:-$REPO/build}
 TREE=${TREE:-$BUILD/linux}
-ARCHES=${ARCHES:-x86_64 arm64}
+ARCHES=${ARCHES:-$KGATE_ARCHES}
 export BUILD
 
 secs() { local t0; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; echo "$(date +%s.%N) - $t0" | bc; }
@@ -21,13 +23,14 @@ gate() { "$REPO/scripts/gate.sh" $ARCHES; }
 bare() {
 	# What a developer would type by hand, per arch, same kunitconfig and
 	# build dirs (so it sees the same up-to-date build).
-	local a
+	local a cross
 	for a in $ARCHES; do
+		cross=$(arch_cross "$a")
 		(cd "$TREE" && python3 tools/testing/kunit/kunit.py run --arch="$a" \
 			--build_dir="$BUILD/$a" --kunitconfig="$REPO/kunitconfig" \
 			--qemu_config="$REPO/qemu_configs/$a.py" \
-			--make_options="CC=ccache $([ "$a" = arm64 ] && echo aarch64-linux-gnu-)gcc" \
-			$([ "$a" = arm64 ] && echo --cross_compile=aarch64-linux-gnu-))
+			--make_options="CC=ccache $(arch_cc "$a")" \
+			${cross:+--cross_compile="$cross"})
 	done
 }
 

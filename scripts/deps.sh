@@ -24,6 +24,7 @@ PKGS=(
 	libc6-dev-arm64-cross # static arm64 guest programs
 	cpio                  # initramfs
 	e2fsprogs             # ext4 images without mounting them
+	mypy                  # make selftest: mypy --strict on the host Python
 )
 
 missing=()

@@ -1,21 +1,56 @@
 #!/usr/bin/env bash
-# The pre-commit gate: patched tree, KUnit on every arch, the end-to-end
-# runs, then one verdict (scripts/gate.py).  Every arch runs even when an
-# earlier one failed, so the summary covers them all.
+# The pre-commit gate: the host selftest, the patched tree, KUnit on every
+# arch, the end-to-end runs, then one verdict (scripts/gate.py).  Every arch
+# runs even when an earlier one failed, so the summary covers them all.
 #
-#   scripts/gate.sh [arch...]        (default: x86_64 arm64)
+#   scripts/gate.sh [arch...]        (default: KGATE_ARCHES of scripts/lib.sh)
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$REPO/scripts/lib.sh"
 BUILD=${BUILD:-$REPO/build}
 export BUILD
 arches=("$@")
-[ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
+[ ${#arches[@]} -gt 0 ] || read -ra arches <<<"$KGATE_ARCHES"
 results=$BUILD/results
 mkdir -p "$results"
-rm -f "$results/summary"
+rm -f "$results/summary" "$results/verdict.json" "$results"/host-*.json
+
+# The host side's own tests (scripts/selftest.py: the verdict code, the e2e
+# library, the plumbing, mypy) start first, in the background while the
+# tree and KUnit run.  Their results count like any suite's (host_selftest
+# in kunit/SUITES): no results, no green gate.  A pass is reused while the
+# files they test are byte-identical (FRESH=1 reruns), as end-to-end runs are.
+selftest_key() {
+	{
+		python3 --version; mypy --version 2>&1
+		cd "$REPO" && find Makefile .ci scripts tests e2e qemu_configs kunit/SUITES \
+			-type f ! -path '*/__pycache__/*' -exec sha1sum {} + | sort
+	} | sha1sum | cut -d' ' -f1
+}
+selftest() {
+	local key cache=$BUILD/selftest-cache/host-selftest log=$results/host-selftest.log
+	key=$(selftest_key)
+	if [ "${FRESH:-0}" != 1 ] && [ -f "$cache.json" ] && [ "$(cat "$cache.key" 2>/dev/null)" = "$key" ]; then
+		cp "$cache.json" "$results/host-selftest.json"
+		echo "gate: host selftest passed before with the same files (cached; FRESH=1 reruns)"
+		return
+	fi
+	rm -f "$cache.json" "$cache.key"
+	if python3 "$REPO/scripts/selftest.py" --json "$results/host-selftest.json" >"$log" 2>&1; then
+		mkdir -p "$(dirname "$cache")"
+		cp "$results/host-selftest.json" "$cache.json" && echo "$key" >"$cache.key"
+		echo "gate: $(tail -n 1 "$log")"
+	else
+		echo "gate: host selftest FAILED ($(tail -n 1 "$log")); see $log"
+	fi
+}
+selftest &
+selftest_pid=$!
 
 if ! "$REPO/scripts/tree.sh"; then
+	wait $selftest_pid
 	echo "gate: the patched tree could not be prepared (above)"
 	echo "0 passed, 1 failed" | tee "$results/summary"
 	exit 1
@@ -29,34 +64,10 @@ done
 for arch in "${arches[@]}"; do
 	t0=$(date +%s)
 	echo "gate: kunit $arch"
-	"$REPO/scripts/kunit.sh" "$arch"
-	echo $? >"$results/$arch.rc"
+	"$REPO/scripts/kunit.sh" "$arch"       # writes $results/$arch.{json,rc,log}
 	echo "gate: kunit $arch took $(( $(date +%s) - t0 )) s"
-	for e2e in "$REPO"/e2e/*/run; do
-		[ -x "$e2e" ] || continue
-		name=$(basename "$(dirname "$e2e")")
-		# A passing end-to-end run is reused while nothing it depends on
-		# changed: the kernel's sources and config (KUnit sources aside:
-		# these boots run with kunit.enable=0), the run's own files and
-		# e2e/lib.  Failures are never reused; FRESH=1 reruns everything.
-		key=$( { cat "$BUILD/$arch/.kgate-kernel-key" 2>/dev/null || date +%s%N
-			find "$REPO/e2e/lib" "$REPO/e2e/$name" -type f ! -path '*/__pycache__/*' \
-				-exec sha1sum {} + | sort; } | sha1sum | cut -d' ' -f1)
-		cache=$BUILD/e2e-cache/$name-$arch
-		if [ "${FRESH:-0}" != 1 ] && [ -f "$cache.json" ] && [ "$(cat "$cache.key" 2>/dev/null)" = "$key" ]; then
-			cp "$cache.json" "$results/e2e-$name-$arch.json"
-			echo "gate: $name $arch: passed before with the same kernel and tests (cached; FRESH=1 reruns)"
-			continue
-		fi
-		rm -f "$cache.json" "$cache.key"
-		t0=$(date +%s)
-		echo "gate: $name $arch"
-		if "$e2e" "$arch"; then
-			mkdir -p "$BUILD/e2e-cache"
-			cp "$results/e2e-$name-$arch.json" "$cache.json" && echo "$key" >"$cache.key"
-		fi
-		echo "gate: $name $arch took $(( $(date +%s) - t0 )) s"
-	done
+	"$REPO/scripts/e2e.sh" --reuse "$arch"
 done
 
+wait $selftest_pid
 RESULTS=$results SUITES=$REPO/kunit/SUITES python3 "$REPO/scripts/gate.py" "${arches[@]}"

@@ -5,44 +5,39 @@
 #
 # The build directory is $BUILD/<arch>; kunit.py's log goes to
 # $BUILD/results/<arch>.log and its JSON results to $BUILD/results/<arch>.json
-# (removed first, so a run that dies leaves no stale results behind).
+# (removed first, so a run that dies leaves no stale results behind).  Its
+# own exit code goes to $BUILD/results/<arch>.rc (this script is the one
+# writer of that file; scripts/gate.py judges it).
 # Builds of all clones on this machine are serialised by one lock: the
 # machine has two cores and one kernel build already uses both.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 SELF=$REPO/scripts/kunit.sh
+# shellcheck source=scripts/lib.sh
+. "$REPO/scripts/lib.sh"
 BUILD=${BUILD:-$REPO/build}
 TREE=${TREE:-$BUILD/linux}
 JOBS=${JOBS:-$(nproc)}
 arch=${1:?usage: scripts/kunit.sh x86_64|arm64 [kunit.py args]}
 shift
 
-case $arch in
-x86_64) cross= ; cc=gcc ;;
-arm64) cross=aarch64-linux-gnu- ; cc=${cross}gcc ;;
-*) echo "kunit: unknown arch '$arch' (x86_64 or arm64)" >&2; exit 2 ;;
-esac
-command -v "$cc" >/dev/null || {
-	echo "kunit: $cc not found; install it: apt-get install $([ -n "$cross" ] && echo gcc-aarch64-linux-gnu || echo gcc) (or run: make deps)" >&2
-	exit 1
-}
-
-# One cache for every clone: paths below CCACHE_BASEDIR are hashed relative
-# to the build directory, and every clone has the same build/ layout.
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$REPO")}
-export CCACHE_NOHASHDIR=1
-export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
-export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-time_macros}
-# The build's timestamp and user go into init/version.c: pin them so that a
-# rebuild with nothing changed stays a no-op for ccache too.
-export KBUILD_BUILD_TIMESTAMP=${KBUILD_BUILD_TIMESTAMP:-2023-01-01}
-export KBUILD_BUILD_USER=kgate KBUILD_BUILD_HOST=kgate KBUILD_BUILD_VERSION=1
+arch_known "$arch" || { echo "kunit: unknown arch '$arch' ($KGATE_ARCHES)" >&2; exit 2; }
+cross=$(arch_cross "$arch")
+cc=$(arch_cc "$arch")
 
 results=$BUILD/results
 bdir=$BUILD/$arch
 mkdir -p "$bdir" "$results"
 rm -f "$results/$arch.json"
+# From here on every exit, a failed build too, leaves its code in <arch>.rc.
+trap 'echo $? >"$results/$arch.rc"' EXIT
+
+command -v "$cc" >/dev/null || {
+	echo "kunit: $cc not found; install it: apt-get install $(arch_cc_pkg "$arch") (or run: make deps)" >&2
+	exit 1
+}
+kgate_build_env
 
 common=(
 	--arch="$arch"
@@ -96,7 +91,7 @@ kernel_key() {
 	} 2>/dev/null | sha1sum | cut -d' ' -f1
 }
 
-lock=${KGATE_LOCK:-/tmp/kgate-build.lock}
+lock=$KGATE_LOCK
 cd "$TREE"
 : >"$results/$arch.log"
 

@@ -18,9 +18,12 @@
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$REPO/scripts/lib.sh"
 BUILD=${BUILD:-$REPO/build}
 TREE=${TREE:-$BUILD/linux}
 arch=${MUTANT_ARCH:-x86_64}
+arch_known "$arch" || { echo "mutants: unknown MUTANT_ARCH '$arch' ($KGATE_ARCHES)" >&2; exit 2; }
 results=$BUILD/results
 export BUILD
 # A mutant may hang the kernel (e.g. a bitmap index out of bounds): do not
@@ -59,9 +62,8 @@ for m in "${files[@]}"; do
 		echo "BROKEN   $name: does not apply to the patched tree"; broken=$((broken + 1)); continue
 	fi
 	applied=$m
-	rm -f "$results/$arch.json" "$results/$arch.rc" "$results"/e2e-*-"$arch".json
-	"$REPO/scripts/kunit.sh" "$arch" >/dev/null 2>&1
-	echo $? >"$results/$arch.rc"
+	rm -f "$results/$arch.json" "$results/$arch.rc" "$results"/e2e-*-"$arch".json "$results/verdict.json"
+	"$REPO/scripts/kunit.sh" "$arch" >/dev/null 2>&1      # writes $arch.{json,rc,log}
 	if [ ! -s "$results/$arch.json" ] && grep -q 'build failed\|Error' "$results/$arch.log"; then
 		restore
 		echo "BROKEN   $name: the kernel does not build with it"; broken=$((broken + 1)); continue
@@ -74,25 +76,31 @@ for m in "${files[@]}"; do
 	# Keep what the runs said, for the record: $BUILD/results/mutants/<name>/
 	keep=$results/mutants/$name
 	rm -rf "$keep" && mkdir -p "$keep"
-	cp "$results/$arch".{json,log,rc} "$results"/e2e-*-"$arch".{json,log} "$keep"/ 2>/dev/null
-	out=$(RESULTS=$results SUITES=$REPO/kunit/SUITES python3 "$REPO/scripts/gate.py" "$arch" 2>&1)
-	reds= green=
-	for e in $expects; do
-		suite=${e%%.*}
-		# suite.test: that test failed; suite: any of its tests did; a
-		# suite that crashed or did not run is red either way.
-		if [ "$suite" = "$e" ]; then pat="$suite\.[^ ]+"; else pat="$e"; fi
-		red=$(printf '%s\n' "$out" | grep -E "^FAIL $arch: ($pat | *expected suite $suite |$suite ran no test)" | head -n 3)
-		if [ -n "$red" ]; then reds+="$red"$'\n'; else green+=" $e"; fi
-	done
-	if [ -z "$green" ]; then
+	# The verdict on what ran (KUnit, the named end-to-end suites), read
+	# from gate.py's verdict.json: suite.test red if that test failed;
+	# suite red if any of its tests did; a suite that crashed or did not
+	# run is red either way.
+	KINDS="kunit e2e" RESULTS=$results SUITES=$REPO/kunit/SUITES \
+		python3 "$REPO/scripts/gate.py" "$arch" >/dev/null 2>&1
+	cp "$results/$arch".{json,log,rc} "$results"/e2e-*-"$arch".{json,log} \
+		"$results/verdict.json" "$keep"/ 2>/dev/null
+	# shellcheck disable=SC2086  # one word per Expect: line
+	out=$(python3 "$REPO/scripts/verdict.py" red "$results/verdict.json" "$arch" $expects 2>&1)
+	case $? in
+	0)
 		killed=$((killed + 1))
 		echo "killed   $name ($what)"
-		printf '%s' "$reds" | sed 's/^/           /'
-	else
+		printf '%s\n' "$out" | sed 's/^red /           /'
+		;;
+	1)
 		survived=$((survived + 1))
-		echo "SURVIVED $name ($what): stayed green:$green"
-	fi
+		echo "SURVIVED $name ($what): stayed green:$(printf '%s\n' "$out" | sed -n 's/^green / /p' | tr -d '\n')"
+		;;
+	*)
+		broken=$((broken + 1))
+		echo "BROKEN   $name: no verdict: $out"
+		;;
+	esac
 done
 
 total=$((killed + survived + broken))

@@ -337,8 +337,10 @@ static int e2e_kmsg_find(int fd, const char *needle)
 /*
  * Ask the host to act, and wait for its answer: prints "e2e-sync: <tag>"
  * on the console and reads the line "e2e-reply: <tag> <answer>" that the
- * host types on it (e2e.py: Qemu.sync(tag, timeout, action)).  The answer
- * (without the prefix) goes to answer; fails the test after timeout_s.
+ * host types on it (the host side waits with Qemu.wait_for() and answers
+ * with Qemu.send(), e2e/lib/e2e/qemu.py; e2e/virtio_mem/vmem.py's
+ * Host.serve() is one).  The answer (without the prefix) goes to answer;
+ * fails the test after timeout_s.
  */
 static void e2e_host_sync_at(const char *file, int lineno, const char *tag,
 			     char *answer, size_t size, int timeout_s)

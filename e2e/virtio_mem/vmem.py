@@ -16,10 +16,16 @@ QEMU's error text when qom-set refuses, and resets the machine through QMP
 import os
 import sys
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
-import e2e  # noqa: E402
+from e2e import E2EError, guest, paths, say  # noqa: E402
+from e2e.qemu import Qemu  # noqa: E402
+from e2e.qmp import Qmp, QmpError  # noqa: E402
+from e2e.results import SPLAT_RE  # noqa: E402
 
 NAME = 'virtio_mem'
 GiB = 1 << 30
@@ -48,7 +54,11 @@ HOST_CASE = 'reset_unplugs_all'
 SPLAT_GRACE = 20
 
 
-def qemu_args(qmp_path):
+DEVICE_IDS = tuple(dev for dev, _block in DEVICES)
+
+
+def qemu_args(qmp_path: str) -> list[str]:
+    """QMP on a unix socket, the two virtio-mem-pci devices."""
     args = ['-qmp', f'unix:{qmp_path},server=on,wait=off']
     for i, (dev, block) in enumerate(DEVICES):
         args += ['-object', f'memory-backend-ram,id=mem{i},size={REGION}',
@@ -57,42 +67,115 @@ def qemu_args(qmp_path):
     return args
 
 
-def build(arch):
+def build(arch: str) -> str:
     """Compile the guest program and its initramfs; returns the initramfs."""
-    wd = e2e.work_dir(NAME, arch)
-    prog = e2e.compile_static(arch, [os.path.join(HERE, 'vmem_test.c')],
-                              os.path.join(wd, 'vmem_test'))
-    return e2e.build_initramfs(NAME, arch, {'/tests/vmem_test': prog})
+    wd = paths.work_dir(NAME, arch)
+    prog = guest.compile_static(arch, [os.path.join(HERE, 'vmem_test.c')],
+                                os.path.join(wd, 'vmem_test'))
+    return guest.build_initramfs(NAME, arch, {'/tests/vmem_test': prog})
+
+
+# ---- the guest's requests ----------------------------------------------------
+# A request is the words after "e2e-sync: vm <pid>.<n> ": a command name and
+# its arguments (vmem_test.c's header lists them).  COMMANDS (after Host) is
+# the one table of what is accepted: a request that does not fit it (unknown
+# command, wrong argument count, an argument that does not parse) is answered
+# "error bad request ..."; a handler that fails otherwise is a bug of the
+# host side and stops the run.
+
+class BadRequest(Exception):
+    """A request that does not fit COMMANDS."""
+
+
+def device(word: str) -> str:
+    """A device id argument: vm0 or vm1."""
+    if word not in DEVICE_IDS:
+        raise ValueError(f'no device {word!r} ({", ".join(DEVICE_IDS)})')
+    return word
+
+
+Parser = Callable[[str], Any]
+
+
+@dataclass(frozen=True)
+class Command:
+    """handler(host, *parsed arguments, *flags): the answer, or None for
+    no answer.  args: one parser per (required) argument; flags: the
+    words allowed after them, in any number."""
+    handler: Callable[..., Optional[str]]
+    args: tuple[Parser, ...] = ()
+    flags: frozenset[str] = frozenset()
+
+
+def parse_request(commands: dict[str, Command],
+                  words: Sequence[str]) -> tuple[Command, list[Any]]:
+    """The command of a request and its parsed arguments; BadRequest if
+    the request does not fit commands."""
+    if not words:
+        raise BadRequest('empty request')
+    name, rest = words[0], list(words[1:])
+    cmd = commands.get(name)
+    if cmd is None:
+        raise BadRequest(f'unknown command {name!r}')
+    n = len(cmd.args)
+    if len(rest) < n or (len(rest) > n and not cmd.flags):
+        raise BadRequest(f'{name} takes {n} argument(s)'
+                         + (f' and flags {" ".join(sorted(cmd.flags))}' if cmd.flags else '')
+                         + f', got {len(rest)}')
+    extra = [w for w in rest[n:] if w not in cmd.flags]
+    if extra:
+        raise BadRequest(f'{name}: unknown flag(s) {" ".join(extra)}')
+    parsed: list[Any] = []
+    for parse, word in zip(cmd.args, rest):
+        try:
+            parsed.append(parse(word))
+        except ValueError as err:
+            raise BadRequest(f'{name}: {err}') from None
+    return cmd, parsed + rest[n:]
 
 
 class Host:
     """Answers the guest's requests.  plan: the test names of each boot
     (a list per boot; '+reboot' in one: reset the machine after it)."""
 
-    def __init__(self, vm, qmp, plan):
+    def __init__(self, vm: Qemu, qmp: Qmp, plan: Sequence[Sequence[str]]) -> None:
         self.vm = vm
         self.q = qmp
         self.plan = plan
         self.boot = 0
-        self.baseline = None
-        self.cases = {}          # host-side cases: name -> (status, note)
-        self.notes = []
-        self.splat = None        # the first kernel splat seen
+        self.baseline: Optional[int] = None
+        self.cases: dict[str, tuple[str, str]] = {}   # host-side cases: name -> (status, note)
+        self.notes: list[str] = []
+        self.splat: Optional[str] = None              # the first kernel splat seen
 
-    def devices(self):
+    def devices(self) -> dict[str, dict[str, Any]]:
         return {d['data']['id']: d['data'] for d in self.q.cmd('query-memory-devices')
                 if d.get('type') == 'virtio-mem'}
 
-    def size(self, dev):
-        return self.devices()[dev]['size']
+    def size(self, dev: str) -> int:
+        return int(self.devices()[dev]['size'])
 
-    def serve(self, timeout):
+    def dispatch(self, words: Sequence[str]) -> Optional[str]:
+        """The answer to one request (None: no answer).  A request that
+        does not fit COMMANDS: "error bad request ..."; a host-side
+        problem (E2EError, e.g. QMP gone): "error ...".  Anything else a
+        handler raises is a bug here: it propagates."""
+        try:
+            cmd, args = parse_request(COMMANDS, words)
+        except BadRequest as err:
+            return f'error bad request {" ".join(words)!r}: {err}'
+        try:
+            return cmd.handler(self, *args)
+        except E2EError as err:
+            return f'error {err}'
+
+    def serve(self, timeout: float) -> None:
         """Answer requests until QEMU exits or timeout.  A kernel splat
         on the console fails the run anyway: then stop SPLAT_GRACE s later
         (self.splat set) instead of waiting for the tests to time out."""
         deadline = time.monotonic() + timeout
         rx = (r'^e2e-sync: (?P<tag>vm \S+ (?P<cmd>[^\n]*))\n|(?P<splat>'
-              + e2e.SPLAT_RE.pattern + ')')
+              + SPLAT_RE.pattern + ')')
         pos = 0
         while True:
             left = deadline - time.monotonic()
@@ -105,61 +188,56 @@ class Host:
             if m.group('splat'):
                 if self.splat is None:
                     self.splat = m.group('splat')
-                    e2e.say(f'kernel splat on the console ({self.splat!r}): '
-                            f'stopping the boot in {SPLAT_GRACE} s')
+                    say(f'kernel splat on the console ({self.splat!r}): '
+                        f'stopping the boot in {SPLAT_GRACE} s')
                     deadline = min(deadline, time.monotonic() + SPLAT_GRACE)
                 continue
-            tag, words = m.group('tag'), m.group('cmd').split()
-            try:
-                answer = getattr(self, 'cmd_' + words[0])(*words[1:])
-            except e2e.E2EError as err:
-                answer = f'error {err}'
-            except (AttributeError, TypeError, ValueError, KeyError) as err:
-                answer = f'error bad request {words}: {err!r}'
+            answer = self.dispatch(m.group('cmd').split())
             if answer is None:
                 continue
             try:
-                self.vm.send(f'e2e-reply: {tag} {answer}\n')
+                self.vm.send(f'e2e-reply: {m.group("tag")} {answer}\n')
             except OSError:
                 return
 
-    # ---- the commands ----
+    # ---- the commands (see COMMANDS) ----
 
-    def cmd_info(self):
+    def cmd_info(self) -> str:
         return ' '.join(f'{d} {v["memaddr"]} {v["max-size"]} {v["block-size"]}'
                         for d, v in sorted(self.devices().items()))
 
-    def cmd_hello(self, memtotal_kb):
+    def cmd_hello(self, memtotal_kb: int) -> str:
         boot = self.boot
         self.boot += 1
         if boot == 0:
             sizes = [v['size'] for v in self.devices().values()]
             if any(sizes):
                 return f'error devices not empty at the first boot: {sizes}'
-            self.baseline = int(memtotal_kb)
+            self.baseline = memtotal_kb
         tests = self.plan[boot] if boot < len(self.plan) else []
-        e2e.say(f'boot {boot + 1}: guest MemTotal {memtotal_kb} kB; runs {" ".join(tests)}')
+        say(f'boot {boot + 1}: guest MemTotal {memtotal_kb} kB; runs {" ".join(tests)}')
         return f'{self.baseline or 0} ' + ' '.join(tests)
 
-    def cmd_query(self, dev):
+    def cmd_query(self, dev: str) -> str:
         d = self.devices()[dev]
         return f'{d["size"]} {d["requested-size"]}'
 
-    def _set(self, dev, value):
+    def _set(self, dev: str, value: int) -> Optional[str]:
         """qom-set requested-size; None or QEMU's error text."""
         try:
             self.q.cmd('qom-set', path=f'/machine/peripheral/{dev}',
                        property='requested-size', value=value)
-        except e2e.QmpError as err:
-            e2e.say(f'qom-set {dev} requested-size={value}: refused: {err.desc}')
+        except QmpError as err:
+            say(f'qom-set {dev} requested-size={value}: refused: {err.desc}')
             self.notes.append(f'{dev} {value}: {err.desc}')
             return err.desc
         return None
 
-    def cmd_set(self, dev, value, timeout, *flags):
-        value, timeout = int(value), float(timeout)
-        self.q.events = [e for e in self.q.events
-                         if e.get('data', {}).get('id') != dev]
+    def cmd_set(self, dev: str, value: int, timeout: float, *flags: str) -> str:
+        """qom-set requested-size, then wait until size reaches it: "ok
+        <size> <ms>" (flag ev: and the MEMORY_DEVICE_SIZE_CHANGE event,
+        " ev=<ms>" or " ev=none"), "timeout <size> <ms>", "error <QEMU's text>"."""
+        self.q.clear_events(lambda e: bool(e.get('data', {}).get('id') == dev))
         t0 = time.monotonic()
         err = self._set(dev, value)
         if err is not None:
@@ -175,20 +253,19 @@ class Host:
         if 'ev' in flags:
             ev = self.q.wait_event(
                 'MEMORY_DEVICE_SIZE_CHANGE', 5,
-                lambda e: e['data'].get('id') == dev and e['data'].get('size') == value)
+                lambda e: bool(e['data'].get('id') == dev and e['data'].get('size') == value))
             answer += (f' ev={(time.monotonic() - t0) * 1e3:.0f}' if ev else ' ev=none')
         return answer
 
-    def cmd_request(self, dev, value):
+    def cmd_request(self, dev: str, value: int) -> str:
         """qom-set requested-size and answer at once: "ok", or "error"
         and QEMU's text."""
-        err = self._set(dev, int(value))
+        err = self._set(dev, value)
         return 'ok' if err is None else f'error {err}'
 
-    def cmd_settle(self, dev, value, timeout, stable):
+    def cmd_settle(self, dev: str, value: int, timeout: float, stable: float) -> str:
         """Like set, for a request the guest cannot fully meet: "settled
         <size> <ms>" once size stopped moving for stable seconds."""
-        value, timeout, stable = int(value), float(timeout), float(stable)
         t0 = time.monotonic()
         err = self._set(dev, value)
         if err is not None:
@@ -206,7 +283,7 @@ class Host:
                 last, changed = size, time.monotonic()
         return f'ok {last} {(time.monotonic() - t0) * 1e3:.0f}'
 
-    def cmd_wait(self, dev, timeout):
+    def cmd_wait(self, dev: str, timeout: float) -> str:
         """Wait until size reaches requested-size."""
         t0 = time.monotonic()
         while True:
@@ -214,18 +291,18 @@ class Host:
             ms = (time.monotonic() - t0) * 1e3
             if d['size'] == d['requested-size']:
                 return f'ok {d["size"]} {ms:.0f}'
-            if ms > float(timeout) * 1e3:
+            if ms > timeout * 1e3:
                 return f'timeout {d["size"]} {ms:.0f}'
             time.sleep(0.05)
 
-    def cmd_reboot(self):
+    def cmd_reboot(self) -> None:
         """Reset the machine (a hard reset, QMP system_reset).  The run's
         QEMU has -no-reboot (a reset ends it): set-action turns resets
         back into resets.  Checks that QEMU unplugged everything on reset
         and kept requested-size.  The guest gets no answer."""
         before = self.devices()
         self.q.cmd('set-action', reboot='reset')
-        self.q.events.clear()
+        self.q.clear_events()
         self.q.cmd('system_reset')
         ev = self.q.wait_event('RESET', 30)
         after = self.devices()
@@ -237,30 +314,43 @@ class Host:
             for d, v in after.items())
         self.cases[HOST_CASE] = ('PASS' if ok else 'FAIL',
                                  state + ('' if ev else '; no RESET event'))
-        e2e.say(f'system_reset: {state}')
+        say(f'system_reset: {state}')
         return None
 
 
-def boot(arch, plan, log, timeout):
+# The requests the guest may make (vmem_test.c's header): name -> handler
+# and argument parsers.
+COMMANDS: dict[str, Command] = {
+    'hello': Command(Host.cmd_hello, (int,)),
+    'info': Command(Host.cmd_info),
+    'query': Command(Host.cmd_query, (device,)),
+    'set': Command(Host.cmd_set, (device, int, float), frozenset({'ev'})),
+    'request': Command(Host.cmd_request, (device, int)),
+    'settle': Command(Host.cmd_settle, (device, int, float, float)),
+    'wait': Command(Host.cmd_wait, (device, float)),
+    'reboot': Command(Host.cmd_reboot),
+}
+
+
+def boot(arch: str, plan: Sequence[Sequence[str]], log: str,
+         timeout: float) -> tuple[Qemu, Host]:
     """One QEMU boot running plan; returns (finished Qemu, Host)."""
     initrd = build(arch)
-    qmp_path = os.path.join(e2e.work_dir(NAME, arch), 'qmp.sock')
+    qmp_path = os.path.join(paths.work_dir(NAME, arch), 'qmp.sock')
     if os.path.exists(qmp_path):
         os.unlink(qmp_path)
-    vm = e2e.Qemu(arch, initrd, log, append_log=True, mem=MEM, cmdline=CMDLINE,
-                  init_args=['/tests/vmem_test'], qemu_args=qemu_args(qmp_path))
-    with vm:
-        qmp = e2e.Qmp(qmp_path)
+    vm = Qemu(arch, initrd, log, append_log=True, mem=MEM, cmdline=CMDLINE,
+              init_args=['/tests/vmem_test'], qemu_args=qemu_args(qmp_path))
+    with vm, Qmp(qmp_path) as qmp:
         host = Host(vm, qmp, plan)
         try:
             host.serve(timeout)
-        finally:
-            if host.splat is not None and vm.running():
-                vm.kill()      # run_complete: no clean power-off
-            else:
-                vm.wait(max(5, timeout - vm.seconds))
-            qmp.close()
-    e2e.say(f'{arch} boot took {vm.seconds:.1f} s'
-            + (' (TIMED OUT)' if vm.timed_out else '')
-            + ('' if vm.powered_off else ' (no clean power-off)'))
+        except BaseException:
+            vm.kill()          # a bug of the host side: no waiting for the guest
+            raise
+        if host.splat is not None and vm.running():
+            vm.kill()          # run_complete: no clean power-off
+        else:
+            vm.wait(max(5, timeout - vm.seconds))
+    say(vm.summary())
     return vm, host

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Questions to a gate verdict (RESULTS/verdict.json, written by gate.py).
+
+    scripts/verdict.py red <verdict.json> <arch> <expect>...
+
+For each expectation ("suite": any of its tests failed; "suite.test": that
+test failed, or any parameter of it), prints one line:
+
+    red <expect>: <why>           or           green <expect>
+
+A suite that did not run or ran no test is red for every expectation on it.
+Exit code 0 when every expectation is red, 1 when one stayed green, 2 on a
+missing or unreadable verdict.  scripts/mutants.sh asks this.
+"""
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+USAGE = 'usage: scripts/verdict.py red <verdict.json> <arch> <expect>...'
+HOST = 'host'
+GOOD = ('PASS', 'SKIP')
+
+
+def red(verdict: dict[str, Any], arch: str, expect: str) -> list[str]:
+    """Why expect (suite or suite.test) is red on arch (or among the host
+    suites): the failing tests, or the suite's state; [] if it is green."""
+    suite, _, test = expect.partition('.')
+    results = verdict.get('results', {})
+    r = results.get(arch, {}).get(suite) or results.get(HOST, {}).get(suite)
+    if r is None or r['state'] == 'MISSING':
+        return [f'suite {suite} did not run']
+    tests: dict[str, str] = r['tests']
+    if not tests:
+        return [f'suite {suite} ran no test']
+    return [f'{suite}.{name} {status}' for name, status in tests.items()
+            if status not in GOOD and (not test or name == test or name.startswith(test + '.'))]
+
+
+def main(argv: Sequence[str]) -> int:
+    if len(argv) < 4 or argv[0] != 'red':
+        print(USAGE, file=sys.stderr)
+        return 2
+    try:
+        with open(argv[1], encoding='utf-8') as f:
+            verdict = json.load(f)
+    except (OSError, ValueError) as err:
+        print(f'verdict: cannot read {argv[1]}: {err}', file=sys.stderr)
+        return 2
+    all_red = True
+    for expect in argv[3:]:
+        why = red(verdict, argv[2], expect)
+        if why:
+            print(f'red {expect}: {"; ".join(why[:3])}')
+        else:
+            all_red = False
+            print(f'green {expect}')
+    return 0 if all_red else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

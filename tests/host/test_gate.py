@@ -1,0 +1,282 @@
+"""scripts/gate.py (the verdict) and scripts/verdict.py (questions to it)."""
+import json
+import os
+import unittest
+
+from common import REPO, TempDirTest, run
+
+import gate     # scripts/gate.py
+import verdict  # scripts/verdict.py
+
+SUITES = """\
+# suite   kind   arches
+k_one     kunit
+k_two     kunit  x86_64   # x86_64 only
+e2e_a     e2e
+host_selftest host
+"""
+
+
+def kunit_doc(suites: dict[str, list[tuple[str, str]]]) -> dict[str, object]:
+    """A kunit.py --json document (KernelCI layout) with these suites."""
+    return {'name': 'KUnit Test Group', 'sub_groups': [
+        {'name': s, 'sub_groups': [],
+         'test_cases': [{'name': n, 'status': st} for n, st in cases]}
+        for s, cases in suites.items()], 'test_cases': []}
+
+
+def one_suite_doc(name: str, cases: list[tuple[str, str]]) -> dict[str, object]:
+    return {'name': name, 'sub_groups': [],
+            'test_cases': [{'name': n, 'status': st} for n, st in cases]}
+
+
+class LoadExpected(TempDirTest):
+    def setUp(self) -> None:
+        super().setUp()
+        self.suites = self.write('SUITES', SUITES)
+
+    def test_every_kind(self) -> None:
+        self.assertEqual(gate.load_expected(self.suites, ['x86_64', 'arm64']), {
+            'x86_64': ['k_one', 'k_two', 'e2e_a'],
+            'arm64': ['k_one', 'e2e_a'],
+            'host': ['host_selftest']})
+
+    def test_kinds_filter(self) -> None:
+        self.assertEqual(gate.load_expected(self.suites, ['x86_64', 'arm64'], ['kunit']), {
+            'x86_64': ['k_one', 'k_two'], 'arm64': ['k_one'], 'host': []})
+        self.assertEqual(gate.load_expected(self.suites, ['arm64'], ['host']), {
+            'arm64': [], 'host': ['host_selftest']})
+
+    def test_malformed_lines(self) -> None:
+        for bad in ('lonely\n', 'x kunnit\n', 'h host x86_64\n'):
+            with self.subTest(line=bad):
+                path = self.write('BAD', bad)
+                with self.assertRaises(ValueError):
+                    gate.load_expected(path, ['x86_64'])
+
+    def test_the_real_list_expects_the_selftest(self) -> None:
+        """A gate where the host selftest did not run cannot be green."""
+        want = gate.load_expected(os.path.join(REPO, 'kunit', 'SUITES'), ['x86_64'])
+        self.assertEqual(want['host'], ['host_selftest'])
+        self.assertEqual(gate.load_expected(os.path.join(REPO, 'kunit', 'SUITES'),
+                                            ['x86_64'], ['kunit'])['host'], [])
+
+
+class Leaves(unittest.TestCase):
+    def test_nested_groups(self) -> None:
+        group = {'name': 's', 'test_cases': [{'name': 'a', 'status': 'PASS'}],
+                 'sub_groups': [
+                     {'name': 'p', 'test_cases': [{'name': 'one', 'status': 'FAIL'},
+                                                  {'name': 'two', 'status': 'SKIP'}],
+                      'sub_groups': [{'name': 'q', 'test_cases': [
+                          {'name': 'deep', 'status': 'ERROR'}]}]}]}
+        self.assertEqual(list(gate.leaves(group, '')), [
+            ('a', 'PASS'), ('p.one', 'FAIL'), ('p.two', 'SKIP'), ('p.q.deep', 'ERROR')])
+        self.assertEqual(list(gate.leaves({'name': 'empty'}, 'x.')), [])
+
+
+class Judge(TempDirTest):
+    """gate.judge() on results written into tmp/results."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        self.suites = self.write('SUITES', SUITES)
+        self.results = self.path('results')
+        os.makedirs(self.results)
+        # a green gate for x86_64, then each test breaks one thing
+        self.kunit({'k_one': [('t1', 'PASS'), ('t2', 'SKIP')],
+                    'k_two': [('t3', 'PASS')]})
+        self.rc('0')
+        self.json('e2e-a-x86_64.json', one_suite_doc('e2e_a', [('boot', 'PASS')]))
+        self.json('host-selftest.json', one_suite_doc('host_selftest', [('t.T.test', 'PASS')]))
+
+    def json(self, name: str, doc: object) -> None:
+        with open(os.path.join(self.results, name), 'w', encoding='utf-8') as f:
+            json.dump(doc, f)
+
+    def kunit(self, suites: dict[str, list[tuple[str, str]]]) -> None:
+        self.json('x86_64.json', kunit_doc(suites))
+
+    def rc(self, text: str) -> None:
+        with open(os.path.join(self.results, 'x86_64.rc'), 'w', encoding='utf-8') as f:
+            f.write(text + '\n')
+
+    def judge(self, kinds: tuple[str, ...] = ()) -> dict[str, object]:
+        return gate.judge(self.results, self.suites, ['x86_64'], kinds)
+
+    def test_green(self) -> None:
+        v = self.judge()
+        self.assertEqual(v['verdict'], 'PASS')
+        self.assertEqual(v['totals'], {'passed': 4, 'failed': 0, 'skipped': 1})
+        self.assertEqual(v['problems'], [])
+        self.assertEqual(v['missing'], [])
+        self.assertEqual(v['results'], {
+            'x86_64': {
+                'e2e_a': {'kind': 'e2e', 'state': 'ok', 'passed': 1, 'failed': 0,
+                          'skipped': 0, 'tests': {'boot': 'PASS'}},
+                'k_one': {'kind': 'kunit', 'state': 'ok', 'passed': 1, 'failed': 0,
+                          'skipped': 1, 'tests': {'t1': 'PASS', 't2': 'SKIP'}},
+                'k_two': {'kind': 'kunit', 'state': 'ok', 'passed': 1, 'failed': 0,
+                          'skipped': 0, 'tests': {'t3': 'PASS'}}},
+            'host': {
+                'host_selftest': {'kind': 'host', 'state': 'ok', 'passed': 1, 'failed': 0,
+                                  'skipped': 0, 'tests': {'t.T.test': 'PASS'}}}})
+        self.assertEqual(gate.render(v).splitlines()[-2:],
+                         ['gate: PASS', '4 passed, 0 failed, 1 skipped'])
+
+    def test_failed_and_error_tests(self) -> None:
+        self.kunit({'k_one': [('t1', 'FAIL'), ('t2', 'ERROR')], 'k_two': [('t3', 'PASS')]})
+        v = self.judge()
+        self.assertEqual(v['verdict'], 'FAIL')
+        self.assertEqual(v['totals'], {'passed': 3, 'failed': 2, 'skipped': 0})
+        self.assertEqual(v['problems'], ['x86_64: k_one.t1 FAIL', 'x86_64: k_one.t2 ERROR'])
+
+    def test_missing_suite(self) -> None:
+        os.unlink(os.path.join(self.results, 'e2e-a-x86_64.json'))
+        v = self.judge()
+        self.assertEqual(v['verdict'], 'FAIL')
+        self.assertEqual(v['missing'], [{'arch': 'x86_64', 'suite': 'e2e_a'}])
+        self.assertEqual(v['totals'], {'passed': 3, 'failed': 1, 'skipped': 1})
+        self.assertEqual(v['results']['x86_64']['e2e_a']['state'], 'MISSING')
+
+    def test_suite_without_tests(self) -> None:
+        self.kunit({'k_one': [], 'k_two': [('t3', 'PASS')]})
+        v = self.judge()
+        self.assertEqual(v['verdict'], 'FAIL')
+        self.assertEqual(v['problems'], ['x86_64: k_one ran no test'])
+        self.assertEqual(v['totals'], {'passed': 3, 'failed': 1, 'skipped': 0})
+
+    def test_crashed_kunit_with_all_passing(self) -> None:
+        self.rc('1')
+        v = self.judge()
+        self.assertEqual(v['verdict'], 'FAIL')
+        self.assertEqual(v['problems'],
+                         [f'x86_64: kunit.py exited 1; see {self.results}/x86_64.log'])
+        self.assertEqual(v['totals'], {'passed': 4, 'failed': 1, 'skipped': 1})
+
+    def test_no_exit_code(self) -> None:
+        os.unlink(os.path.join(self.results, 'x86_64.rc'))
+        self.assertEqual(self.judge()['problems'],
+                         [f'x86_64: kunit.py exited None; see {self.results}/x86_64.log'])
+
+    def test_no_kunit_results(self) -> None:
+        os.unlink(os.path.join(self.results, 'x86_64.json'))
+        v = self.judge()
+        self.assertEqual(v['verdict'], 'FAIL')
+        self.assertEqual(v['problems'][0], 'x86_64: kunit.py left no results (exit 0); '
+                         f'see {self.results}/x86_64.log')
+        self.assertEqual(v['missing'], [{'arch': 'x86_64', 'suite': 'k_one'},
+                                        {'arch': 'x86_64', 'suite': 'k_two'}])
+
+    def test_stale_e2e_results_not_judged_for_kunit(self) -> None:
+        """make kunit-<arch> (KINDS=kunit): an old failing e2e result, or a
+        failing selftest, is not read."""
+        self.json('e2e-a-x86_64.json', one_suite_doc('e2e_a', [('boot', 'FAIL')]))
+        self.json('host-selftest.json', one_suite_doc('host_selftest', [('x', 'FAIL')]))
+        v = self.judge(('kunit',))
+        self.assertEqual(v['verdict'], 'PASS')
+        self.assertEqual(list(v['results']), ['x86_64'])
+        self.assertEqual(sorted(v['results']['x86_64']), ['k_one', 'k_two'])
+        self.assertEqual(v['totals'], {'passed': 2, 'failed': 0, 'skipped': 1})
+        # ... and judged when every kind is
+        self.assertEqual(self.judge()['verdict'], 'FAIL')
+
+    def test_e2e_only(self) -> None:
+        """make e2e-<arch> (KINDS=e2e): no KUnit results needed."""
+        os.unlink(os.path.join(self.results, 'x86_64.json'))
+        v = self.judge(('e2e',))
+        self.assertEqual(v['verdict'], 'PASS')
+        self.assertEqual(v['totals'], {'passed': 1, 'failed': 0, 'skipped': 0})
+
+    def test_missing_selftest(self) -> None:
+        os.unlink(os.path.join(self.results, 'host-selftest.json'))
+        v = self.judge()
+        self.assertEqual(v['verdict'], 'FAIL')
+        self.assertEqual(v['missing'], [{'arch': 'host', 'suite': 'host_selftest'}])
+        self.assertEqual(v['totals'], {'passed': 3, 'failed': 1, 'skipped': 1})
+
+    def test_failing_selftest(self) -> None:
+        self.json('host-selftest.json', one_suite_doc(
+            'host_selftest', [('a', 'PASS'), ('b', 'ERROR')]))
+        v = self.judge()
+        self.assertEqual(v['verdict'], 'FAIL')
+        self.assertEqual(v['problems'], ['host: host_selftest.b ERROR'])
+
+    def test_host_suite_counted_once_for_two_arches(self) -> None:
+        v = gate.judge(self.results, self.suites, ['x86_64', 'arm64'], ('host',))
+        self.assertEqual(v['totals'], {'passed': 1, 'failed': 0, 'skipped': 0})
+        self.assertEqual(v['verdict'], 'PASS')
+
+    def test_unreadable_e2e_results(self) -> None:
+        with open(os.path.join(self.results, 'e2e-a-x86_64.json'), 'w', encoding='utf-8') as f:
+            f.write('{"name": "e2e_a", "test_cases": [')
+        v = self.judge()
+        self.assertEqual(v['verdict'], 'FAIL')
+        self.assertEqual(v['missing'], [{'arch': 'x86_64', 'suite': 'e2e_a'}])
+        self.assertTrue(v['problems'][0].startswith('x86_64: unreadable '), v['problems'])
+
+    def test_unreadable_suites_file(self) -> None:
+        v = gate.judge(self.results, self.path('nope'), ['x86_64'])
+        self.assertEqual(v['verdict'], 'FAIL')
+
+
+class Main(TempDirTest):
+    def test_reads_build_results_from_anywhere(self) -> None:
+        """Without RESULTS/SUITES, gate.py reads $BUILD/results and the
+        repository's kunit/SUITES, wherever it is started (make passes
+        both, see test_plumbing)."""
+        results = self.path('b', 'results')
+        os.makedirs(results)
+        os.makedirs(self.path('elsewhere', 'build', 'results'))   # not these
+        with open(os.path.join(results, 'x86_64.json'), 'w', encoding='utf-8') as f:
+            json.dump(kunit_doc({'overlayfs_fh': [('t', 'PASS')]}), f)
+        p = run(['python3', os.path.join(REPO, 'scripts', 'gate.py'), 'x86_64'],
+                env={'BUILD': self.path('b'), 'KINDS': 'kunit'}, cwd=self.path('elsewhere'))
+        self.assertEqual(p.returncode, 1, p.stdout)   # the other suites are missing
+        with open(os.path.join(results, 'verdict.json'), encoding='utf-8') as f:
+            v = json.load(f)
+        self.assertEqual(v['results']['x86_64']['overlayfs_fh']['tests'], {'t': 'PASS'})
+        self.assertIn({'arch': 'x86_64', 'suite': 'overlayfs_xattr'}, v['missing'])
+        with open(os.path.join(results, 'summary'), encoding='utf-8') as f:
+            self.assertEqual(f.read(), f"{v['totals']['passed']} passed, "
+                             f"{v['totals']['failed']} failed, 0 skipped\n")
+        self.assertTrue(p.stdout.endswith(f"{v['totals']['passed']} passed, "
+                                          f"{v['totals']['failed']} failed, 0 skipped\n"))
+
+    def test_usage(self) -> None:
+        self.assertEqual(gate.main([]), 2)
+
+
+class Red(unittest.TestCase):
+    """verdict.red(): what mutants.sh asks of a verdict."""
+    V = {'results': {
+        'x86_64': {
+            'k': {'state': 'FAILED', 'tests': {'a': 'PASS', 'b': 'FAIL',
+                                               'p.one': 'PASS', 'p.two': 'ERROR'}},
+            'ok': {'state': 'ok', 'tests': {'a': 'PASS', 's': 'SKIP'}},
+            'empty': {'state': 'FAILED', 'tests': {}},
+            'gone': {'state': 'MISSING', 'tests': {}}},
+        'host': {'host_selftest': {'state': 'ok', 'tests': {'t': 'PASS'}}}}}
+
+    def test_red_and_green(self) -> None:
+        cases = {
+            'k': ['k.b FAIL', 'k.p.two ERROR'],
+            'k.b': ['k.b FAIL'],
+            'k.a': [],
+            'k.p': ['k.p.two ERROR'],          # a parameterised test: any parameter
+            'k.p.one': [],
+            'ok': [],
+            'ok.s': [],
+            'empty.x': ['suite empty ran no test'],
+            'gone': ['suite gone did not run'],
+            'never_listed.t': ['suite never_listed did not run'],
+            'host_selftest': [],
+        }
+        for expect, why in cases.items():
+            with self.subTest(expect=expect):
+                self.assertEqual(verdict.red(self.V, 'x86_64', expect), why)
+        self.assertEqual(verdict.red(self.V, 'arm64', 'k'), ['suite k did not run'])
+
+
+if __name__ == '__main__':
+    unittest.main()

@@ -1,0 +1,179 @@
+"""The gate's plumbing: make targets, scripts/e2e.sh, scripts/kunit.sh's
+exit code file.  Stand-in end-to-end runs (shell scripts), no kernel."""
+import json
+import os
+import re
+import shlex
+
+from common import REPO, TempDirTest, run
+
+FAKE_RUN = """\
+#!/bin/sh
+# a stand-in end-to-end run: writes its results, exits {rc}
+echo run {name} "$1"
+printf '{{"name": "e2e_{name}", "sub_groups": [], "test_cases": [{{"name": "t", "status": "{status}"}}]}}' \\
+	>"$BUILD/results/e2e-{name}-$1.json"
+exit {rc}
+"""
+
+
+class E2ERuns(TempDirTest):
+    """scripts/e2e.sh and make e2e-<arch>: every run counts."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        os.makedirs(self.path('e2e', 'lib'))
+        os.makedirs(self.path('build', 'results'))
+        self.env = {'BUILD': self.path('build'), 'E2E_DIR': self.path('e2e')}
+
+    def runs(self, **rcs: int) -> None:
+        """One stand-in run per name: exit code rc (0: PASS, else FAIL)."""
+        for name, rc in rcs.items():
+            self.write(f'e2e/{name}/run', FAKE_RUN.format(
+                name=name, rc=rc, status='PASS' if rc == 0 else 'FAIL'), 0o755)
+
+    def e2e_sh(self, *args: str) -> tuple[int, str]:
+        p = run([os.path.join(REPO, 'scripts', 'e2e.sh'), *args, 'x86_64'], env=self.env)
+        return p.returncode, p.stdout
+
+    def test_a_failure_before_the_last_run_counts(self) -> None:
+        self.runs(a=1, b=0)                 # the last run (b) passes
+        rc, out = self.e2e_sh()
+        self.assertEqual(rc, 1, out)
+        self.assertIn('e2e: x86_64: 2 run(s), failed: a', out)
+        self.assertIn('run b x86_64', out)  # ... and every run ran
+
+    def test_all_pass(self) -> None:
+        self.runs(a=0, b=0)
+        rc, out = self.e2e_sh()
+        self.assertEqual(rc, 0, out)
+        self.assertIn('e2e: x86_64: 2 run(s), all passed', out)
+
+    def test_no_runs(self) -> None:
+        self.assertEqual(self.e2e_sh()[0], 1)
+
+    def test_stale_results_removed(self) -> None:
+        """A run that dies before writing leaves no older results behind."""
+        self.write('e2e/c/run', '#!/bin/sh\nexit 3\n', 0o755)
+        stale = self.write('build/results/e2e-c-x86_64.json', '{"name": "e2e_c"}')
+        self.assertEqual(self.e2e_sh()[0], 1)
+        self.assertFalse(os.path.exists(stale))
+
+    def test_reuse(self) -> None:
+        """--reuse: a passed run is reused with the same inputs, a failed
+        one reruns; a change of the run's files reruns it."""
+        self.runs(a=1, b=0)
+        self.write('build/x86_64/.kgate-kernel-key', 'kernel 1\n')   # kunit.sh's
+        self.e2e_sh('--reuse')
+        rc, out = self.e2e_sh('--reuse')
+        self.assertEqual(rc, 1)
+        self.assertIn('run a x86_64', out)
+        self.assertNotIn('run b x86_64', out)
+        self.assertIn('e2e: b x86_64: passed before', out)
+        with open(self.path('build', 'results', 'e2e-b-x86_64.json'), encoding='utf-8') as f:
+            self.assertEqual(json.load(f)['name'], 'e2e_b')
+        self.write('e2e/b/data', 'changed')
+        self.assertIn('run b x86_64', self.e2e_sh('--reuse')[1])
+        self.assertNotIn('run b x86_64', self.e2e_sh('--reuse')[1])
+        self.write('build/x86_64/.kgate-kernel-key', 'kernel 2\n')  # another kernel
+        self.assertIn('run b x86_64', self.e2e_sh('--reuse')[1])
+        self.assertIn('run b x86_64', run([os.path.join(REPO, 'scripts', 'e2e.sh'),
+                                           '--reuse', 'x86_64'],
+                                          env={**self.env, 'FRESH': '1'}).stdout)
+
+    def make_e2e(self) -> tuple[int, str]:
+        # deps are "installed" in this build dir: the stamp is newer than deps.sh
+        self.write('build/.deps-ok', '')
+        suites = self.write('SUITES', 'e2e_a e2e\ne2e_b e2e\n')
+        p = run(['make', '-s', 'e2e-x86_64', f'BUILD={self.path("build")}',
+                 f'SUITES={suites}'], env=self.env)
+        return p.returncode, p.stdout
+
+    def test_make_e2e_every_run_counts(self) -> None:
+        self.runs(a=1, b=0)
+        rc, out = self.make_e2e()
+        self.assertNotEqual(rc, 0, out)
+        self.assertIn('FAIL x86_64: e2e_a.t FAIL', out)
+        self.runs(a=0, b=0)
+        rc, out = self.make_e2e()
+        self.assertEqual(rc, 0, out)
+        self.assertTrue(out.endswith('2 passed, 0 failed, 0 skipped\n'), out)
+
+
+class MakeCallsGate(TempDirTest):
+    def test_gate_py_gets_results_and_suites(self) -> None:
+        """Every gate.py the Makefile runs reads $(BUILD)/results and
+        kunit/SUITES, whatever the current directory (make -n: nothing runs)."""
+        build = self.path('b')
+        p = run(['make', '-n', 'all', 'kunit-x86_64', 'kunit-arm64', 'e2e-x86_64',
+                 'e2e-arm64', 'test', f'BUILD={build}'])
+        self.assertEqual(p.returncode, 0, p.stdout)
+        calls = [ln for ln in p.stdout.splitlines() if 'gate.py' in ln]
+        self.assertEqual(len(calls), 5, p.stdout)
+        for ln in calls:
+            self.assertIn(f'RESULTS={build}/results ', ln)
+            self.assertIn(f'SUITES={REPO}/kunit/SUITES ', ln)
+        kinds = [re.search(r'KINDS=(\S+)', ln) for ln in calls]
+        self.assertEqual([k.group(1) if k else None for k in kinds],
+                         ['kunit', 'kunit', 'kunit', 'e2e', 'e2e'])
+        self.assertIn('scripts/gate.sh x86_64 arm64', p.stdout)
+
+
+class ExitCodeFile(TempDirTest):
+    def test_kunit_sh_writes_rc_on_an_early_failure(self) -> None:
+        """scripts/kunit.sh leaves <arch>.rc on every exit (here: no tree)."""
+        build = self.path('build')
+        p = run([os.path.join(REPO, 'scripts', 'kunit.sh'), 'x86_64'],
+                env={'BUILD': build, 'TREE': self.path('no-tree')})
+        self.assertEqual(p.returncode, 1, p.stdout)
+        with open(os.path.join(build, 'results', 'x86_64.rc'), encoding='utf-8') as f:
+            self.assertEqual(f.read(), '1\n')
+
+    def test_kunit_sh_is_the_one_writer(self) -> None:
+        """No other script or make rule writes an .rc file."""
+        files = ['Makefile'] + [os.path.join('scripts', f) for f in os.listdir(
+            os.path.join(REPO, 'scripts')) if f.endswith('.sh') and f != 'kunit.sh']
+        for rel in files:
+            with open(os.path.join(REPO, rel), encoding='utf-8') as f:
+                for n, line in enumerate(f, 1):
+                    if line.lstrip().startswith('#'):
+                        continue
+                    self.assertIsNone(re.search(r'>\s*\S*\.rc\b', line),
+                                      f'{rel}:{n} writes an .rc file: {line.strip()}')
+
+
+class LibSh(TempDirTest):
+    def test_facts(self) -> None:
+        p = run(['bash', '-c', '. scripts/lib.sh && echo "$KGATE_ARCHES" && '
+                 'for a in $KGATE_ARCHES; do echo "$a [$(arch_cross $a)] $(arch_cc $a) '
+                 '$(arch_cc_pkg $a)"; done && ! arch_known riscv && arch_known arm64'])
+        self.assertEqual(p.stdout, 'x86_64 arm64\n'
+                         'x86_64 [] gcc gcc\n'
+                         'arm64 [aarch64-linux-gnu-] aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu\n')
+        self.assertEqual(p.returncode, 0)
+
+    def test_build_env(self) -> None:
+        p = run(['bash', '-c', '. scripts/lib.sh && kgate_build_env && '
+                 'echo "$CCACHE_BASEDIR $CCACHE_NOHASHDIR $KBUILD_BUILD_TIMESTAMP '
+                 '$KBUILD_BUILD_USER $KBUILD_BUILD_HOST"'],
+                env={k: '' for k in ('CCACHE_BASEDIR', 'KBUILD_BUILD_TIMESTAMP')})
+        self.assertEqual(p.stdout, f'{os.path.dirname(REPO)} 1 2023-01-01 kgate kgate\n')
+
+
+class Syntax(TempDirTest):
+    def test_shell(self) -> None:
+        scripts = [os.path.join('scripts', f) for f in sorted(os.listdir(
+            os.path.join(REPO, 'scripts'))) if f.endswith('.sh')] + ['.ci/run']
+        for rel in scripts:
+            with self.subTest(script=rel):
+                p = run(['bash', '-n', rel])
+                self.assertEqual(p.returncode, 0, p.stdout)
+
+    def test_python(self) -> None:
+        files = [os.path.join(d, f) for d in ('scripts', 'e2e/lib/e2e', 'e2e/virtio_mem')
+                 for f in sorted(os.listdir(os.path.join(REPO, d))) if f.endswith('.py')]
+        files += ['e2e/overlayfs/run', 'e2e/virtio_mem/run', 'e2e/virtio_mem/bench']
+        code = ('import sys\nfor f in sys.argv[1:]:\n'
+                '    compile(open(f, encoding="utf-8").read(), f, "exec")\n')
+        p = run(['python3', '-c', code, *files])
+        self.assertEqual(p.returncode, 0, p.stdout + ' '.join(map(shlex.quote, files)))

@@ -1,0 +1,152 @@
+"""e2e/virtio_mem/vmem.py: the guest's requests go through COMMANDS; a
+malformed request is answered "bad request", a bug of a handler is not
+hidden from the host."""
+import re
+import unittest
+from typing import Any, Optional
+
+import common  # noqa: F401  (import paths)
+
+import vmem
+from e2e.qmp import QmpError
+
+GiB, MiB = 1 << 30, 1 << 20
+
+
+class FakeQmp:
+    """query-memory-devices and qom-set of the run's two devices; a qom-set
+    applies at once.  broken: drop a field from query-memory-devices (a
+    host-side bug for a handler to trip over)."""
+
+    def __init__(self, broken: Optional[str] = None) -> None:
+        self.dev = {'vm0': {'memaddr': 4 * GiB, 'max-size': 4 * GiB, 'block-size': 2 * MiB,
+                            'size': 0, 'requested-size': 0},
+                    'vm1': {'memaddr': 8 * GiB, 'max-size': 4 * GiB, 'block-size': GiB,
+                            'size': 0, 'requested-size': 0}}
+        self.events: list[dict[str, Any]] = []
+        self.broken = broken
+        self.calls: list[str] = []
+
+    def cmd(self, name: str, **args: Any) -> Any:
+        self.calls.append(name)
+        if name == 'query-memory-devices':
+            out = []
+            for i, d in self.dev.items():
+                data = {'id': i, **d}
+                if self.broken:
+                    del data[self.broken]
+                out.append({'type': 'virtio-mem', 'data': data})
+            return out
+        if name == 'qom-set':
+            dev = args['path'].rsplit('/', 1)[1]
+            block = self.dev[dev]['block-size']
+            if args['value'] % block:
+                raise QmpError(name, {'class': 'GenericError', 'desc':
+                                      f"'requested-size' has to be multiples of "
+                                      f"'block-size' (0x{block:x})"})
+            self.dev[dev]['requested-size'] = self.dev[dev]['size'] = args['value']
+            return {}
+        raise AssertionError(f'unexpected QMP command {name}')
+
+    def clear_events(self, match: Any = None) -> list[dict[str, Any]]:
+        self.events = []
+        return []
+
+    def wait_event(self, name: str, timeout: float, match: Any = None) -> None:
+        return None
+
+
+class FakeVm:
+    """A console with the guest's requests already on it; records answers."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.sent: list[str] = []
+
+    def wait_for(self, pattern: str, timeout: float, start: int = 0) -> Optional[re.Match[str]]:
+        return re.compile(pattern, re.M).search(self.text, start)
+
+    def send(self, text: str) -> None:
+        self.sent.append(text)
+
+
+def host(qmp: Optional[FakeQmp] = None, console: str = '') -> vmem.Host:
+    return vmem.Host(FakeVm(console), qmp or FakeQmp(),  # type: ignore[arg-type]
+                     [['sbm_grow_shrink', 'cycles'], ['reboot_replug']])
+
+
+class Table(unittest.TestCase):
+    def test_commands(self) -> None:
+        """The commands of vmem_test.c's header, and their arguments."""
+        self.assertEqual({n: len(c.args) for n, c in vmem.COMMANDS.items()}, {
+            'hello': 1, 'info': 0, 'query': 1, 'set': 3, 'request': 2, 'settle': 4,
+            'wait': 2, 'reboot': 0})
+        self.assertEqual({n: sorted(c.flags) for n, c in vmem.COMMANDS.items() if c.flags},
+                         {'set': ['ev']})
+
+
+class Dispatch(unittest.TestCase):
+    def test_answers(self) -> None:
+        h = host()
+        self.assertEqual(h.dispatch(['hello', '500000']), '500000 sbm_grow_shrink cycles')
+        self.assertEqual(h.dispatch(['info']), 'vm0 4294967296 4294967296 2097152 '
+                                               'vm1 8589934592 4294967296 1073741824')
+        self.assertEqual(h.dispatch(['query', 'vm1']), '0 0')
+        self.assertRegex(h.dispatch(['set', 'vm0', '2097152', '5']) or '', r'^ok 2097152 \d+$')
+        self.assertRegex(h.dispatch(['set', 'vm1', '1073741824', '5', 'ev']) or '',
+                         r'^ok 1073741824 \d+ ev=none$')
+        self.assertEqual(h.dispatch(['query', 'vm0']), '2097152 2097152')
+        self.assertEqual(h.dispatch(['request', 'vm0', '0']), 'ok')
+        self.assertRegex(h.dispatch(['wait', 'vm0', '1']) or '', r'^ok 0 \d+$')
+        self.assertEqual(h.dispatch(['hello', '400000']), '500000 reboot_replug')
+
+    def test_qemu_refusal_is_an_answer(self) -> None:
+        """QEMU's error text reaches the guest (bad_requests checks it)."""
+        self.assertEqual(host().dispatch(['set', 'vm0', '3145728', '10']),
+                         "error 'requested-size' has to be multiples of 'block-size' (0x200000)")
+
+    def test_bad_requests(self) -> None:
+        h = host()
+        for words, why in [
+                ([], 'empty request'),
+                (['frob'], "unknown command 'frob'"),
+                (['query'], 'query takes 1 argument(s), got 0'),
+                (['query', 'vm0', 'vm1'], 'query takes 1 argument(s), got 2'),
+                (['info', 'x'], 'info takes 0 argument(s), got 1'),
+                (['set', 'vm0', '1'], 'set takes 3 argument(s) and flags ev, got 2'),
+                (['set', 'vm0', '1', '2', 'fast'], 'set: unknown flag(s) fast'),
+                (['query', 'vm9'], "query: no device 'vm9' (vm0, vm1)"),
+                (['set', 'vm0', '1G', '5'], "set: invalid literal for int() with base 10: '1G'"),
+                (['wait', 'vm0', 'soon'], "wait: could not convert string to float: 'soon'"),
+                (['hello', 'many'], "hello: invalid literal for int() with base 10: 'many'")]:
+            with self.subTest(words=words):
+                self.assertEqual(h.dispatch(words),
+                                 f'error bad request {" ".join(words)!r}: {why}')
+        self.assertEqual(h.boot, 0)                 # no handler ran
+
+    def test_handler_bug_is_not_a_bad_request(self) -> None:
+        """A request that fits the table but trips a handler over a bug of
+        the host side raises (the run stops, loudly)."""
+        with self.assertRaises(KeyError):
+            host(FakeQmp(broken='requested-size')).dispatch(['query', 'vm0'])
+        with self.assertRaises(KeyError):
+            host(FakeQmp(broken='memaddr')).dispatch(['info'])
+        h = host()
+        h.q = None  # type: ignore[assignment]
+        with self.assertRaises(AttributeError):
+            h.dispatch(['query', 'vm0'])
+
+    def test_serve(self) -> None:
+        console = ('e2e-sync: vm 12.1 query vm0\n'
+                   'e2e-sync: vm 12.2 frob 1\n'
+                   'e2e-sync: vm 12.3 request vm1 1073741824\n')
+        h = host(console=console)
+        h.serve(5)
+        self.assertEqual(h.vm.sent, [            # type: ignore[attr-defined]
+            'e2e-reply: vm 12.1 query vm0 0 0\n',
+            "e2e-reply: vm 12.2 frob 1 error bad request 'frob 1': unknown command 'frob'\n",
+            'e2e-reply: vm 12.3 request vm1 1073741824 ok\n'])
+
+
+if __name__ == '__main__':
+    unittest.main()
