@@ -23,6 +23,9 @@ import os
 import re
 import subprocess
 import sys
+from typing import Optional
+
+Hunk = tuple[int, int, int, int]
 
 HUNK_RE = re.compile(r'^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@')
 
@@ -31,7 +34,8 @@ class AbsorbError(Exception):
     pass
 
 
-def git(tree, *args, check=True, env=None):
+def git(tree: str, *args: str, check: bool = True,
+        env: Optional[dict[str, str]] = None) -> str:
     p = subprocess.run(['git', '-C', tree, *args], capture_output=True, text=True,
                        env=env)
     if check and p.returncode:
@@ -39,7 +43,7 @@ def git(tree, *args, check=True, env=None):
     return p.stdout
 
 
-def hunks(tree, path):
+def hunks(tree: str, path: str) -> list[Hunk]:
     """[(old_start, old_len, new_start, new_len)] of the diff HEAD -> work tree."""
     out = []
     for line in git(tree, 'diff', '-U0', 'HEAD', '--', path).splitlines():
@@ -51,22 +55,22 @@ def hunks(tree, path):
     return out
 
 
-def blame(tree, path, first, last):
+def blame(tree: str, path: str, first: int, last: int) -> set[str]:
     """The commits of lines first..last (1-based) of path at HEAD."""
     out = git(tree, 'blame', '--porcelain', '-L', f'{first},{last}', 'HEAD', '--', path)
     return {line.split()[0] for line in out.splitlines()
             if re.match(r'^[0-9a-f]{40} \d+ \d+', line)}
 
 
-def target(tree, path, hunk, series, nlines):
+def target(tree: str, path: str, hunk: Hunk, series: list[str], nlines: int) -> str:
     """The series commit a hunk belongs to."""
     old_start, old_len, _, _ = hunk
+    commits: set[str] = set()
     if old_len:
         commits = blame(tree, path, old_start, old_start + old_len - 1)
     else:
         # Lines added after line old_start: the commits around them.
         around = [n for n in (old_start, old_start + 1) if 1 <= n <= nlines]
-        commits = set()
         for n in around:
             commits |= blame(tree, path, n, n)
         commits = {max(commits, key=series.index)} if commits <= set(series) and commits else commits
@@ -77,7 +81,7 @@ def target(tree, path, hunk, series, nlines):
     return commits.pop()
 
 
-def apply_hunks(old, new, chosen):
+def apply_hunks(old: list[str], new: list[str], chosen: list[Hunk]) -> list[str]:
     """old's lines with the chosen hunks (old_start, old_len, new_start, new_len)
     replaced by their new lines."""
     out = list(old)
@@ -87,7 +91,7 @@ def apply_hunks(old, new, chosen):
     return out
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     if len(argv) < 3:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
@@ -98,8 +102,8 @@ def main(argv):
     except AbsorbError as err:
         print(f'absorb: {err}', file=sys.stderr)
         return 1
-    plan = {}              # commit -> [(path, hunk)]
-    contents = {}          # path -> (old lines, new lines)
+    plan: dict[str, list[tuple[str, Hunk]]] = {}      # commit -> [(path, hunk)]
+    contents: dict[str, tuple[list[str], list[str]]] = {}  # path -> (old, new)
     try:
         for path in files:
             old = git(tree, 'show', f'HEAD:{path}').splitlines(keepends=True)
@@ -118,7 +122,7 @@ def main(argv):
         return 0
 
     subjects = {c: git(tree, 'log', '-1', '--format=%s', c).strip() for c in plan}
-    done = {p: [] for p in files}
+    done: dict[str, list[Hunk]] = {p: [] for p in files}
     try:
         # One fixup commit per target, each with its hunks on top of the last.
         for commit in sorted(plan, key=series.index):

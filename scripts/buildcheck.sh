@@ -12,12 +12,12 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$REPO/build}
 TREE=${TREE:-$BUILD/linux}
+# shellcheck source=scripts/lib.sh
+. "$REPO/scripts/lib.sh"
 arch=${ARCH:-x86_64}
-case $arch in
-x86_64) cross= ; cc=gcc ;;
-arm64) cross=aarch64-linux-gnu- ; cc=${cross}gcc ;;
-*) echo "buildcheck: unknown arch $arch" >&2; exit 2 ;;
-esac
+arch_known "$arch" || { echo "buildcheck: unknown arch $arch (known: $KGATE_ARCHES)" >&2; exit 2; }
+cross=$(arch_cross "$arch")
+cc=$(arch_cc "$arch")
 cfg=$BUILD/$arch/.config
 [ -f "$cfg" ] || { echo "buildcheck: no $cfg yet; run: make kunit-$arch" >&2; exit 1; }
 
@@ -28,9 +28,8 @@ if [ ! -d "$wt" ]; then
 fi
 mkdir -p "$out"
 
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$REPO")} CCACHE_NOHASHDIR=1
-export KBUILD_BUILD_TIMESTAMP=2023-01-01 KBUILD_BUILD_USER=kgate KBUILD_BUILD_HOST=kgate
-lock=${KGATE_LOCK:-/tmp/kgate-build.lock}
+kgate_build_env
+lock=$KGATE_LOCK
 
 fail=0 n=0
 for c in $(git -C "$TREE" rev-list --reverse base..refs/kgate/applied); do

@@ -85,7 +85,7 @@ kernel_key() {
 			<(test_files) <(git -C "$TREE" ls-tree -r HEAD)
 		git -C "$TREE" status --porcelain=v1 --untracked-files=no -- . "${ex[@]}"
 		git -C "$TREE" diff HEAD -- . "${ex[@]}"
-		cat "$REPO/kunitconfig" "$REPO/qemu_configs/$arch.py" "$SELF"
+		cat "$REPO/kunitconfig" "$REPO/qemu_configs/$arch.py" "$SELF" "$REPO/scripts/lib.sh"
 		printf '%s\n' "${build_args[@]}"
 		"$cc" --version | head -n 1
 	} 2>/dev/null | sha1sum | cut -d' ' -f1
