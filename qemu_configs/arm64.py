@@ -11,5 +11,5 @@ CONFIG_SERIAL_AMBA_PL011_CONSOLE=y
 CONFIG_PCI_HOST_GENERIC=y''',
 			   qemu_arch='aarch64',
 			   kernel_path='arch/arm64/boot/Image.gz',
-			   kernel_command_line='console=ttyAMA0 panic_on_warn=1',
+			   kernel_command_line='console=ttyAMA0 panic_on_warn=1 panic=-1',
 			   extra_qemu_params=['-machine', 'virt', '-cpu', 'cortex-a57'])

@@ -7,7 +7,7 @@ CONFIG_SERIAL_8250=y
 CONFIG_SERIAL_8250_CONSOLE=y''',
 			   qemu_arch='x86_64',
 			   kernel_path='arch/x86/boot/bzImage',
-			   kernel_command_line='console=ttyS0 panic_on_warn=1',
+			   kernel_command_line='console=ttyS0 panic_on_warn=1 panic=-1',
 			   # qboot is faster than SeaBIOS; Debian's qemu-system-x86
 			   # ships it.
 			   extra_qemu_params=['-bios', 'qboot.rom'])

@@ -221,14 +221,14 @@ class Arches(TempDirTest):
     def test_x86_64(self) -> None:
         a = arches.get('x86_64')
         self.assertEqual((a.qemu, a.machine_args, a.console_args, a.kernel_rel), (
-            'qemu-system-x86_64', ['-bios', 'qboot.rom'], 'console=ttyS0 panic_on_warn=1',
+            'qemu-system-x86_64', ['-bios', 'qboot.rom'], 'console=ttyS0 panic_on_warn=1 panic=-1',
             'x86_64/arch/x86/boot/bzImage'))
 
     def test_arm64(self) -> None:
         a = arches.get('arm64')
         self.assertEqual((a.qemu, a.machine_args, a.console_args, a.kernel_rel), (
             'qemu-system-aarch64', ['-machine', 'virt', '-cpu', 'cortex-a57'],
-            'console=ttyAMA0 panic_on_warn=1', 'arm64/arch/arm64/boot/Image.gz'))
+            'console=ttyAMA0 panic_on_warn=1 panic=-1', 'arm64/arch/arm64/boot/Image.gz'))
 
     def test_unknown(self) -> None:
         with self.assertRaises(E2EError):
@@ -259,7 +259,7 @@ class Arches(TempDirTest):
             '/usr/bin/qemu-system-aarch64', '-machine', 'virt', '-cpu', 'cortex-a57',
             '-nodefaults', '-display', 'none', '-m', '1G', '-smp', '1',
             '-kernel', '/Image.gz', '-initrd', '/i.cpio.gz', '-append',
-            'console=ttyAMA0 panic_on_warn=1 kunit.enable=0 panic=-1 oops=panic E2E_EPOCH=1700000000 '
+            'console=ttyAMA0 panic_on_warn=1 panic=-1 kunit.enable=0 panic=-1 oops=panic E2E_EPOCH=1700000000 '
             'foo=1 -- /tests/t a',
             '-serial', 'stdio', '-monitor', 'none', '-no-reboot',
             '-drive', 'file=/d.img,if=none,format=raw,id=e2edisk1',
