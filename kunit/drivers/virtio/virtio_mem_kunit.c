@@ -11,13 +11,51 @@
  * offline_and_remove_memory() rejects, a page alloc_contig_range() cannot
  * take.
  *
- * Nothing here assumes a page size or a memory block size: both come from
- * the running kernel (PAGE_SIZE, memory_block_size_bytes()).
+ * Expected values are literals, or rows of literal tables, that can be
+ * checked by hand; they are written for the sizes below, which
+ * virtio_mem_conv_test_kernel_sizes checks against the running kernel.  On
+ * other arches (or page sizes) the cases that need them are skipped.
  */
 
 #include <kunit/test.h>
 #include <linux/sizes.h>
 #include <linux/vmalloc.h>
+
+/*
+ * The sizes the expected values are written for.
+ *
+ * Memory block: x86_64 uses MIN_MEMORY_BLOCK_SIZE, 1 << SECTION_SIZE_BITS =
+ * 1 << 27 = 128 MiB, on machines with less than 64 GiB of RAM (kunit.py
+ * boots QEMU with 1 GiB; see probe_memory_block_size()); arm64 with 4 KiB
+ * pages has SECTION_SIZE_BITS 27 too and the generic
+ * memory_block_size_bytes(): 128 MiB.
+ *
+ * Pageblock: with 4 KiB pages and without CONFIG_HUGETLB_PAGE,
+ * pageblock_order is MAX_ORDER - 1 = 10 (MAX_ORDER 11): 1024 pages, 4 MiB;
+ * with it, HUGETLB_PAGE_ORDER = 9: 512 pages, 2 MiB (both arches).
+ */
+#if defined(CONFIG_X86_64) || (defined(CONFIG_ARM64) && defined(CONFIG_ARM64_4K_PAGES))
+#define VIRTIO_MEM_KUNIT_MB_SIZE	SZ_128M
+#define VIRTIO_MEM_KUNIT_PAGE_SIZE	SZ_4K
+#ifdef CONFIG_HUGETLB_PAGE
+#define VIRTIO_MEM_KUNIT_PAGEBLOCK_SIZE	SZ_2M
+#else
+#define VIRTIO_MEM_KUNIT_PAGEBLOCK_SIZE	SZ_4M
+#endif
+#else
+/* No literal tables for this arch: the cases below that need them skip. */
+#define VIRTIO_MEM_KUNIT_MB_SIZE	0
+#define VIRTIO_MEM_KUNIT_PAGE_SIZE	0
+#define VIRTIO_MEM_KUNIT_PAGEBLOCK_SIZE	0
+#endif
+
+/* Skip a case whose expected values are written for the sizes above. */
+static void virtio_mem_kunit_need_sizes(struct kunit *test)
+{
+	if (!VIRTIO_MEM_KUNIT_MB_SIZE)
+		kunit_skip(test,
+			   "expected values are written for x86_64 and arm64 with 4 KiB pages");
+}
 
 /* A made-up range of hotpluggable physical addresses: [0, 64 TiB). */
 #define VIRTIO_MEM_KUNIT_PLUGGABLE_END	((1ULL << 46) - 1)
@@ -69,36 +107,49 @@ static bool virtio_mem_kunit_covers(const void *array, unsigned long bytes)
 	       vmalloc_to_page((const u8 *)array + bytes - 1);
 }
 
-/* Sub-block or big-block sizes for the parameterised tests. */
-struct virtio_mem_kunit_size {
-	const char *name;
-	/* A size in bytes; 0: derived from the memory block size, see below. */
-	u64 size;
-};
-
-static void virtio_mem_kunit_size_desc(const struct virtio_mem_kunit_size *p,
-				       char *desc)
-{
-	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-}
-
 /* ---- virtio_mem_conv: address <-> block id conversions ---- */
 
-static const unsigned long virtio_mem_kunit_mb_ids[] = {
-	0, 1, 2, 3, 31, 32, 1000, 4096, 65535,
+/*
+ * The running kernel has the sizes the literal tables are written for: a
+ * failure here explains the failures of the other cases.
+ */
+static void virtio_mem_conv_test_kernel_sizes(struct kunit *test)
+{
+	virtio_mem_kunit_need_sizes(test);
+	KUNIT_EXPECT_EQ(test, memory_block_size_bytes(),
+			(unsigned long)VIRTIO_MEM_KUNIT_MB_SIZE);
+	KUNIT_EXPECT_EQ(test, PAGE_SIZE, (unsigned long)VIRTIO_MEM_KUNIT_PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, PAGE_SIZE * pageblock_nr_pages,
+			(unsigned long)VIRTIO_MEM_KUNIT_PAGEBLOCK_SIZE);
+}
+
+/* A memory block id and its first byte: id * 128 MiB (id << 27). */
+static const struct {
+	unsigned long id, start;
+} virtio_mem_kunit_mbs[] = {
+	{ 0, 0x0 },
+	{ 1, 0x8000000 },
+	{ 2, 0x10000000 },
+	{ 3, 0x18000000 },
+	{ 31, 0xf8000000 },
+	{ 32, 0x100000000 },		/* 4 GiB */
+	{ 1000, 0x1f40000000 },		/* 125 GiB */
+	{ 4096, 0x8000000000 },		/* 512 GiB */
+	{ 65535, 0x7fff8000000 },	/* 8 TiB - 128 MiB */
+	/* the last block below 2^52: 2^25 - 1, 2^52 - 2^27 */
+	{ 0x1ffffff, 0xffffff8000000 },
 };
 
 static void virtio_mem_conv_test_mb_id(struct kunit *test)
 {
-	const unsigned long mb_size = memory_block_size_bytes();
+	const unsigned long mb_size = VIRTIO_MEM_KUNIT_MB_SIZE;
 	int i;
 
-	KUNIT_ASSERT_TRUE(test, is_power_of_2(mb_size));
-	KUNIT_ASSERT_GE(test, mb_size, (unsigned long)PAGE_SIZE);
+	virtio_mem_kunit_need_sizes(test);
 
-	for (i = 0; i < ARRAY_SIZE(virtio_mem_kunit_mb_ids); i++) {
-		const unsigned long id = virtio_mem_kunit_mb_ids[i];
-		const unsigned long start = id * mb_size;
+	for (i = 0; i < ARRAY_SIZE(virtio_mem_kunit_mbs); i++) {
+		const unsigned long id = virtio_mem_kunit_mbs[i].id;
+		const unsigned long start = virtio_mem_kunit_mbs[i].start;
 
 		KUNIT_EXPECT_EQ_MSG(test, virtio_mem_mb_id_to_phys(id), start,
 				    "mb_id %lu", id);
@@ -114,57 +165,67 @@ static void virtio_mem_conv_test_mb_id(struct kunit *test)
 			KUNIT_EXPECT_EQ_MSG(test,
 					    virtio_mem_phys_to_mb_id(start - 1),
 					    id - 1, "mb_id %lu byte before", id);
-		/* round trip from the middle of the block */
-		KUNIT_EXPECT_EQ(test,
-				virtio_mem_mb_id_to_phys(virtio_mem_phys_to_mb_id(start +
-										  mb_size / 2)),
-				start);
-	}
-
-	/* A block at the top of a 52 bit physical address space. */
-	{
-		const unsigned long id = (1UL << 52) / mb_size - 1;
-		const unsigned long start = virtio_mem_mb_id_to_phys(id);
-
-		KUNIT_EXPECT_EQ(test, start, (1UL << 52) - mb_size);
-		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_mb_id(start), id);
-		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_mb_id((1UL << 52) - 1), id);
-		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_mb_id(1UL << 52), id + 1);
+		/* the middle of the block */
+		KUNIT_EXPECT_EQ_MSG(test,
+				    virtio_mem_phys_to_mb_id(start + mb_size / 2),
+				    id, "mb_id %lu middle", id);
 	}
 }
 
-/* 0: half a memory block (the largest sub-block size SBM uses). */
-static const struct virtio_mem_kunit_size virtio_mem_kunit_sb_sizes[] = {
-	{ "2MiB_sub_blocks", SZ_2M },
-	{ "4MiB_sub_blocks", SZ_4M },
-	{ "16MiB_sub_blocks", SZ_16M },
-	{ "64MiB_sub_blocks", SZ_64M },
-	{ "half_memory_block_sub_blocks", 0 },
+/*
+ * Memory blocks that the sub-block cases look into: their ids and first
+ * bytes (id * 128 MiB).
+ */
+static const struct {
+	unsigned long id, start;
+} virtio_mem_kunit_sb_mbs[] = {
+	{ 1, 0x8000000 },
+	{ 7, 0x38000000 },
+	{ 4096, 0x8000000000 },
 };
 
+/* A sub-block size and the id of the last sub-block of a memory block. */
+struct virtio_mem_kunit_sb_size {
+	const char *name;
+	u64 size;
+	/* 128 MiB / size - 1 */
+	unsigned long last_sb_id;
+};
+
+static const struct virtio_mem_kunit_sb_size virtio_mem_kunit_sb_sizes[] = {
+	{ "2MiB_sub_blocks", SZ_2M, 63 },
+	{ "4MiB_sub_blocks", SZ_4M, 31 },
+	{ "16MiB_sub_blocks", SZ_16M, 7 },
+	/* half a memory block: the largest sub-block size SBM uses */
+	{ "64MiB_sub_blocks", SZ_64M, 1 },
+};
+
+static void virtio_mem_kunit_sb_size_desc(const struct virtio_mem_kunit_sb_size *p,
+					  char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
 KUNIT_ARRAY_PARAM(virtio_mem_kunit_sb_size, virtio_mem_kunit_sb_sizes,
-		  virtio_mem_kunit_size_desc);
+		  virtio_mem_kunit_sb_size_desc);
 
 static void virtio_mem_conv_test_sb_id(struct kunit *test)
 {
-	const struct virtio_mem_kunit_size *p = test->param_value;
-	const unsigned long mb_size = memory_block_size_bytes();
-	const unsigned long mb_ids[] = { 1, 7, 4096 };
+	const struct virtio_mem_kunit_sb_size *p = test->param_value;
+	const unsigned long mb_size = VIRTIO_MEM_KUNIT_MB_SIZE;
+	const unsigned long sb_size = p->size;
+	const unsigned long last = p->last_sb_id;
 	struct virtio_mem *vm = test->priv;
-	unsigned long sb_size, sbs_per_mb;
 	int i;
 
-	sb_size = p->size ? p->size : mb_size / 2;
-	if (sb_size >= mb_size)
-		kunit_skip(test, "sub-block size 0x%lx >= memory block size 0x%lx",
-			   sb_size, mb_size);
-	sbs_per_mb = mb_size / sb_size;
+	virtio_mem_kunit_need_sizes(test);
 	vm->in_sbm = true;
 	vm->sbm.sb_size = sb_size;
-	vm->sbm.sbs_per_mb = sbs_per_mb;
+	vm->sbm.sbs_per_mb = last + 1;
 
-	for (i = 0; i < ARRAY_SIZE(mb_ids); i++) {
-		const unsigned long start = virtio_mem_mb_id_to_phys(mb_ids[i]);
+	for (i = 0; i < ARRAY_SIZE(virtio_mem_kunit_sb_mbs); i++) {
+		const unsigned long mb_id = virtio_mem_kunit_sb_mbs[i].id;
+		const unsigned long start = virtio_mem_kunit_sb_mbs[i].start;
 		unsigned long sb_id;
 
 		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_sb_id(vm, start), 0);
@@ -173,21 +234,20 @@ static void virtio_mem_conv_test_sb_id(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_sb_id(vm, start + sb_size), 1);
 		KUNIT_EXPECT_EQ(test,
 				virtio_mem_phys_to_sb_id(vm, start + mb_size - sb_size),
-				sbs_per_mb - 1);
+				last);
 		KUNIT_EXPECT_EQ(test,
 				virtio_mem_phys_to_sb_id(vm, start + mb_size - 1),
-				sbs_per_mb - 1);
+				last);
 		/* the next memory block starts again with sub-block 0 */
 		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_sb_id(vm, start + mb_size), 0);
-		KUNIT_EXPECT_EQ(test,
-				virtio_mem_phys_to_sb_id(vm, start - 1), sbs_per_mb - 1);
+		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_sb_id(vm, start - 1), last);
 
-		/* every sub-block: memory block id + sub-block id give it back */
-		for (sb_id = 0; sb_id < sbs_per_mb; sb_id++) {
+		/* every sub-block: its first byte and its middle */
+		for (sb_id = 0; sb_id <= last; sb_id++) {
 			const unsigned long addr = start + sb_id * sb_size;
 
 			KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_sb_id(vm, addr), sb_id);
-			KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_mb_id(addr), mb_ids[i]);
+			KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_mb_id(addr), mb_id);
 			KUNIT_EXPECT_EQ(test,
 					virtio_mem_phys_to_sb_id(vm, addr + sb_size / 2),
 					sb_id);
@@ -195,36 +255,77 @@ static void virtio_mem_conv_test_sb_id(struct kunit *test)
 	}
 }
 
-/* 0: one memory block (the smallest big block size BBM uses). */
-static const struct virtio_mem_kunit_size virtio_mem_kunit_bb_sizes[] = {
-	{ "memory_block_big_blocks", 0 },
-	{ "1GiB_big_blocks", SZ_1G },
-	{ "2GiB_big_blocks", SZ_2G },
-	{ "16GiB_big_blocks", 16ULL * SZ_1G },
+/*
+ * A big block size, some big blocks with their first bytes (id * size) and
+ * the memory blocks they span (128 MiB each: size / 128 MiB of them), and
+ * the last big block below 2^52.
+ */
+struct virtio_mem_kunit_bb_size {
+	const char *name;
+	u64 size;
+	struct {
+		unsigned long id;
+		u64 start;
+		unsigned long first_mb_id, last_mb_id;
+	} bbs[4];
+	unsigned long top_id;	/* 2^52 / size - 1 */
+	u64 top_start;		/* 2^52 - size */
 };
 
+static const struct virtio_mem_kunit_bb_size virtio_mem_kunit_bb_sizes[] = {
+	/* one memory block: the smallest big block size BBM uses */
+	{ "memory_block_big_blocks", SZ_128M,
+	  { { 0, 0x0, 0, 0 },
+	    { 1, 0x8000000, 1, 1 },
+	    { 3, 0x18000000, 3, 3 },
+	    { 100, 0x320000000, 100, 100 } },
+	  0x1ffffff, 0xffffff8000000 },
+	/* 8 memory blocks each */
+	{ "1GiB_big_blocks", SZ_1G,
+	  { { 0, 0x0, 0, 7 },
+	    { 1, 0x40000000, 8, 15 },
+	    { 3, 0xc0000000, 24, 31 },
+	    { 100, 0x1900000000, 800, 807 } },
+	  0x3fffff, 0xfffffc0000000 },
+	/* 16 memory blocks each */
+	{ "2GiB_big_blocks", SZ_2G,
+	  { { 0, 0x0, 0, 15 },
+	    { 1, 0x80000000, 16, 31 },
+	    { 3, 0x180000000, 48, 63 },
+	    { 100, 0x3200000000, 1600, 1615 } },
+	  0x1fffff, 0xfffff80000000 },
+	/* 128 memory blocks each */
+	{ "16GiB_big_blocks", 16ULL * SZ_1G,
+	  { { 0, 0x0, 0, 127 },
+	    { 1, 0x400000000, 128, 255 },
+	    { 3, 0xc00000000, 384, 511 },
+	    { 100, 0x19000000000, 12800, 12927 } },
+	  0x3ffff, 0xffffc00000000 },
+};
+
+static void virtio_mem_kunit_bb_size_desc(const struct virtio_mem_kunit_bb_size *p,
+					  char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
 KUNIT_ARRAY_PARAM(virtio_mem_kunit_bb_size, virtio_mem_kunit_bb_sizes,
-		  virtio_mem_kunit_size_desc);
+		  virtio_mem_kunit_bb_size_desc);
 
 static void virtio_mem_conv_test_bb_id(struct kunit *test)
 {
-	const struct virtio_mem_kunit_size *p = test->param_value;
-	const unsigned long mb_size = memory_block_size_bytes();
-	const unsigned long bb_ids[] = { 0, 1, 2, 3, 100 };
+	const struct virtio_mem_kunit_bb_size *p = test->param_value;
+	const u64 bb_size = p->size;
 	struct virtio_mem *vm = test->priv;
-	u64 bb_size;
 	int i;
 
-	bb_size = p->size ? p->size : mb_size;
-	if (bb_size < mb_size)
-		kunit_skip(test, "big block size 0x%llx < memory block size 0x%lx",
-			   bb_size, mb_size);
+	virtio_mem_kunit_need_sizes(test);
 	vm->in_sbm = false;
 	vm->bbm.bb_size = bb_size;
 
-	for (i = 0; i < ARRAY_SIZE(bb_ids); i++) {
-		const unsigned long id = bb_ids[i];
-		const u64 start = id * bb_size;
+	for (i = 0; i < ARRAY_SIZE(p->bbs); i++) {
+		const unsigned long id = p->bbs[i].id;
+		const u64 start = p->bbs[i].start;
 
 		KUNIT_EXPECT_EQ(test, virtio_mem_bb_id_to_phys(vm, id), start);
 		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_bb_id(vm, start), id);
@@ -236,29 +337,28 @@ static void virtio_mem_conv_test_bb_id(struct kunit *test)
 			KUNIT_EXPECT_EQ(test,
 					virtio_mem_phys_to_bb_id(vm, start - 1),
 					id - 1);
-		/* a big block spans whole memory blocks */
-		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_mb_id(start) * mb_size,
-				start);
-		KUNIT_EXPECT_EQ(test,
-				virtio_mem_phys_to_mb_id(start + bb_size) -
-				virtio_mem_phys_to_mb_id(start),
-				bb_size / mb_size);
+		/* the memory blocks of the big block, and no more */
+		KUNIT_EXPECT_EQ_MSG(test, virtio_mem_phys_to_mb_id(start),
+				    p->bbs[i].first_mb_id, "big block %lu", id);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    virtio_mem_phys_to_mb_id(start + bb_size - 1),
+				    p->bbs[i].last_mb_id, "big block %lu", id);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    virtio_mem_phys_to_mb_id(start + bb_size),
+				    p->bbs[i].last_mb_id + 1, "big block %lu", id);
 	}
 
 	/* The last big block below 2^52. */
-	{
-		const unsigned long id = (1ULL << 52) / bb_size - 1;
-
-		KUNIT_EXPECT_EQ(test, virtio_mem_bb_id_to_phys(vm, id),
-				(1ULL << 52) - bb_size);
-		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_bb_id(vm, (1ULL << 52) - 1),
-				id);
-		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_bb_id(vm, 1ULL << 52),
-				id + 1);
-	}
+	KUNIT_EXPECT_EQ(test, virtio_mem_bb_id_to_phys(vm, p->top_id), p->top_start);
+	KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_bb_id(vm, p->top_start), p->top_id);
+	KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_bb_id(vm, (1ULL << 52) - 1),
+			p->top_id);
+	KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_bb_id(vm, 1ULL << 52),
+			p->top_id + 1);
 }
 
 static struct kunit_case virtio_mem_conv_test_cases[] = {
+	KUNIT_CASE(virtio_mem_conv_test_kernel_sizes),
 	KUNIT_CASE(virtio_mem_conv_test_mb_id),
 	KUNIT_CASE_PARAM(virtio_mem_conv_test_sb_id,
 			 virtio_mem_kunit_sb_size_gen_params),
