@@ -1216,12 +1216,6 @@ static void virtio_mem_kunit_reset_layout(struct kunit *test)
 	memset(&vm->bbm, 0, sizeof(vm->bbm));
 }
 
-/* The sub-block size SBM picks for a device block size. */
-static u64 virtio_mem_kunit_sb_size(u64 device_block_size)
-{
-	return max_t(u64, device_block_size, PAGE_SIZE * pageblock_nr_pages);
-}
-
 static void virtio_mem_config_test_block_size(struct kunit *test)
 {
 	static const u64 good[] = {
@@ -1246,62 +1240,100 @@ static void virtio_mem_config_test_block_size(struct kunit *test)
 	}
 }
 
+/*
+ * The layout SBM computes for a device at 4 GiB with 16 GiB of memory, per
+ * device block size: the sub-block is the larger of the device block and
+ * the pageblock (4 MiB, or 2 MiB with CONFIG_HUGETLB_PAGE), as long as it
+ * is smaller than the memory block (128 MiB).
+ */
+static const struct {
+	u64 device_block_size;
+	u64 sb_size;
+	u32 sbs_per_mb;		/* 128 MiB / sb_size */
+} virtio_mem_kunit_sbm_layouts[] = {
+#ifdef CONFIG_HUGETLB_PAGE
+	{ SZ_4K, SZ_2M, 64 },
+	{ SZ_2M, SZ_2M, 64 },
+#else
+	{ SZ_4K, SZ_4M, 32 },
+	{ SZ_2M, SZ_4M, 32 },
+#endif
+	{ SZ_4M, SZ_4M, 32 },
+	{ SZ_32M, SZ_32M, 4 },
+	/* at least two sub-blocks per memory block */
+	{ SZ_64M, SZ_64M, 2 },
+};
+
 static void virtio_mem_config_test_sbm_layout(struct kunit *test)
 {
-	const unsigned long mb_size = memory_block_size_bytes();
 	struct virtio_mem *vm = test->priv;
-	u64 sb_size;
+	int i;
 
-	sb_size = virtio_mem_kunit_sb_size(SZ_2M);
-	if (sb_size >= mb_size)
-		kunit_skip(test, "pageblocks are as big as memory blocks");
+	virtio_mem_kunit_need_sizes(test);
 
-	virtio_mem_kunit_reset_layout(test);
-	vm->addr = SZ_4G;
-	vm->region_size = 16ULL * SZ_1G;
-	vm->device_block_size = SZ_2M;
-	virtio_mem_init_layout(vm, &virtio_mem_kunit_pluggable);
+	for (i = 0; i < ARRAY_SIZE(virtio_mem_kunit_sbm_layouts); i++) {
+		const u64 bs = virtio_mem_kunit_sbm_layouts[i].device_block_size;
 
-	KUNIT_ASSERT_TRUE(test, vm->in_sbm);
-	KUNIT_EXPECT_EQ(test, vm->sbm.sb_size, sb_size);
-	KUNIT_EXPECT_EQ(test, vm->sbm.sbs_per_mb, mb_size / sb_size);
-	KUNIT_EXPECT_GE(test, vm->sbm.sbs_per_mb, 2);
-	KUNIT_EXPECT_EQ(test, vm->sbm.first_mb_id, SZ_4G / mb_size);
-	KUNIT_EXPECT_EQ(test, vm->sbm.next_mb_id, vm->sbm.first_mb_id);
-	KUNIT_EXPECT_EQ(test, vm->offline_threshold,
-			max_t(u64, 2 * mb_size,
-			      VIRTIO_MEM_DEFAULT_OFFLINE_THRESHOLD));
+		virtio_mem_kunit_reset_layout(test);
+		vm->addr = SZ_4G;
+		vm->region_size = 16ULL * SZ_1G;
+		vm->device_block_size = bs;
+		virtio_mem_init_layout(vm, &virtio_mem_kunit_pluggable);
 
-	/* a device block bigger than the pageblock is the sub-block */
-	virtio_mem_kunit_reset_layout(test);
-	vm->device_block_size = mb_size / 4;
-	virtio_mem_init_layout(vm, &virtio_mem_kunit_pluggable);
-	KUNIT_ASSERT_TRUE(test, vm->in_sbm);
-	KUNIT_EXPECT_EQ(test, vm->sbm.sb_size, virtio_mem_kunit_sb_size(mb_size / 4));
+		KUNIT_ASSERT_TRUE_MSG(test, vm->in_sbm, "block size 0x%llx", bs);
+		KUNIT_EXPECT_EQ_MSG(test, vm->sbm.sb_size,
+				    virtio_mem_kunit_sbm_layouts[i].sb_size,
+				    "block size 0x%llx", bs);
+		KUNIT_EXPECT_EQ_MSG(test, vm->sbm.sbs_per_mb,
+				    virtio_mem_kunit_sbm_layouts[i].sbs_per_mb,
+				    "block size 0x%llx", bs);
+		/* 4 GiB / 128 MiB */
+		KUNIT_EXPECT_EQ(test, vm->sbm.first_mb_id, 32);
+		KUNIT_EXPECT_EQ(test, vm->sbm.next_mb_id, 32);
+		/* VIRTIO_MEM_DEFAULT_OFFLINE_THRESHOLD: 1 GiB > 2 * 128 MiB */
+		KUNIT_EXPECT_EQ_MSG(test, vm->offline_threshold, (u64)SZ_1G,
+				    "block size 0x%llx", bs);
+	}
 
-	/* the usable region covers the whole region */
+	/* the usable region covers the whole region: (4 + 16) GiB / 128 MiB - 1 */
 	virtio_mem_update_last_usable(vm, vm->region_size,
 				      &virtio_mem_kunit_pluggable);
-	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id,
-			(SZ_4G + 16ULL * SZ_1G) / mb_size - 1);
-	/* three and a half memory blocks usable: three */
-	virtio_mem_update_last_usable(vm, 3 * mb_size + mb_size / 2,
+	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, 159);
+	/* three and a half memory blocks usable: three, 32 to 34 */
+	virtio_mem_update_last_usable(vm, 3 * SZ_128M + SZ_64M,
 				      &virtio_mem_kunit_pluggable);
-	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, vm->sbm.first_mb_id + 2);
+	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, 34);
 	/* exactly one memory block */
-	virtio_mem_update_last_usable(vm, mb_size, &virtio_mem_kunit_pluggable);
-	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, vm->sbm.first_mb_id);
+	virtio_mem_update_last_usable(vm, SZ_128M, &virtio_mem_kunit_pluggable);
+	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, 32);
 }
+
+/*
+ * The layout BBM computes for a device at 16 GiB with 64 GiB of memory, per
+ * device block size (a device block of at least a memory block): the big
+ * block is the device block.
+ */
+static const struct {
+	u64 device_block_size;
+	unsigned long first_bb_id;	/* 16 GiB / size */
+	unsigned long last_usable_bb_id;	/* 80 GiB / size - 1 */
+	u64 offline_threshold;		/* 1 GiB, or two big blocks if more */
+} virtio_mem_kunit_bbm_layouts[] = {
+	{ SZ_128M, 128, 639, SZ_1G },
+	{ SZ_256M, 64, 319, SZ_1G },
+	{ SZ_4G, 4, 19, 8ULL * SZ_1G },
+};
 
 static void virtio_mem_config_test_bbm_layout(struct kunit *test)
 {
-	const unsigned long mb_size = memory_block_size_bytes();
 	struct virtio_mem *vm = test->priv;
-	const u64 block_sizes[] = { mb_size, 2ULL * mb_size, SZ_4G };
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(block_sizes); i++) {
-		const u64 bs = block_sizes[i];
+	virtio_mem_kunit_need_sizes(test);
+
+	for (i = 0; i < ARRAY_SIZE(virtio_mem_kunit_bbm_layouts); i++) {
+		const u64 bs = virtio_mem_kunit_bbm_layouts[i].device_block_size;
+		const unsigned long first = virtio_mem_kunit_bbm_layouts[i].first_bb_id;
 
 		virtio_mem_kunit_reset_layout(test);
 		vm->addr = 16ULL * SZ_1G;
@@ -1311,64 +1343,67 @@ static void virtio_mem_config_test_bbm_layout(struct kunit *test)
 
 		KUNIT_ASSERT_FALSE_MSG(test, vm->in_sbm, "block size 0x%llx", bs);
 		KUNIT_EXPECT_EQ(test, vm->bbm.bb_size, bs);
-		KUNIT_EXPECT_EQ(test, vm->bbm.first_bb_id, 16ULL * SZ_1G / bs);
-		KUNIT_EXPECT_EQ(test, vm->bbm.next_bb_id, vm->bbm.first_bb_id);
-		KUNIT_EXPECT_EQ(test, vm->offline_threshold,
-				max_t(u64, 2 * bs,
-				      VIRTIO_MEM_DEFAULT_OFFLINE_THRESHOLD));
+		KUNIT_EXPECT_EQ(test, vm->bbm.first_bb_id, first);
+		KUNIT_EXPECT_EQ(test, vm->bbm.next_bb_id, first);
+		KUNIT_EXPECT_EQ_MSG(test, vm->offline_threshold,
+				    virtio_mem_kunit_bbm_layouts[i].offline_threshold,
+				    "block size 0x%llx", bs);
 
 		virtio_mem_update_last_usable(vm, vm->region_size,
 					      &virtio_mem_kunit_pluggable);
 		KUNIT_EXPECT_EQ(test, vm->bbm.last_usable_bb_id,
-				80ULL * SZ_1G / bs - 1);
+				virtio_mem_kunit_bbm_layouts[i].last_usable_bb_id);
 		/* one and a half big blocks usable: one */
 		virtio_mem_update_last_usable(vm, bs + bs / 2,
 					      &virtio_mem_kunit_pluggable);
-		KUNIT_EXPECT_EQ(test, vm->bbm.last_usable_bb_id,
-				vm->bbm.first_bb_id);
+		KUNIT_EXPECT_EQ(test, vm->bbm.last_usable_bb_id, first);
 	}
 }
 
 /* A device region that does not start on a memory block: round up. */
 static void virtio_mem_config_test_unaligned(struct kunit *test)
 {
-	const unsigned long mb_size = memory_block_size_bytes();
 	struct virtio_mem *vm = test->priv;
 	unsigned long mb_id;
 
-	if (virtio_mem_kunit_sb_size(SZ_2M) >= mb_size)
-		kunit_skip(test, "pageblocks are as big as memory blocks");
+	virtio_mem_kunit_need_sizes(test);
 
-	/* start in the middle of a memory block, end in the middle of one */
+	/*
+	 * 4 memory blocks from the middle of block 32 (4 GiB + 64 MiB) to the
+	 * middle of block 36: only 33, 34 and 35 are whole.
+	 */
 	virtio_mem_kunit_reset_layout(test);
-	vm->addr = SZ_4G + mb_size / 2;
-	vm->region_size = 4 * mb_size;
+	vm->addr = SZ_4G + SZ_64M;
+	vm->region_size = 4 * SZ_128M;
 	vm->device_block_size = SZ_2M;
 	virtio_mem_init_layout(vm, &virtio_mem_kunit_pluggable);
 	KUNIT_ASSERT_TRUE(test, vm->in_sbm);
-	KUNIT_EXPECT_EQ(test, vm->sbm.first_mb_id, SZ_4G / mb_size + 1);
+	KUNIT_EXPECT_EQ(test, vm->sbm.first_mb_id, 33);
 
-	/* 4 memory blocks in size, but only 3 whole ones inside */
 	virtio_mem_update_last_usable(vm, vm->region_size,
 				      &virtio_mem_kunit_pluggable);
-	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, vm->sbm.first_mb_id + 2);
+	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, 35);
 
 	/* less than one whole memory block usable: nothing to prepare */
-	virtio_mem_update_last_usable(vm, mb_size, &virtio_mem_kunit_pluggable);
+	virtio_mem_update_last_usable(vm, SZ_128M, &virtio_mem_kunit_pluggable);
 	KUNIT_EXPECT_LT(test, vm->sbm.last_usable_mb_id, vm->sbm.first_mb_id);
 	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_prepare_next_mb(vm, &mb_id), -ENOSPC);
 
-	/* BBM: round up to the next big block */
+	/*
+	 * BBM: 2 GiB big blocks from 16 GiB + 2 MiB: round up to big block 9
+	 * (18 GiB); 16 GiB of memory end at 32 GiB + 2 MiB, so big blocks 9 to
+	 * 15 (30 GiB to 32 GiB) are whole.
+	 */
 	virtio_mem_kunit_reset_layout(test);
 	vm->addr = 16ULL * SZ_1G + SZ_2M;
 	vm->region_size = 16ULL * SZ_1G;
 	vm->device_block_size = SZ_2G;
 	virtio_mem_init_layout(vm, &virtio_mem_kunit_pluggable);
 	KUNIT_ASSERT_FALSE(test, vm->in_sbm);
-	KUNIT_EXPECT_EQ(test, vm->bbm.first_bb_id, 16ULL * SZ_1G / SZ_2G + 1);
+	KUNIT_EXPECT_EQ(test, vm->bbm.first_bb_id, 9);
 	virtio_mem_update_last_usable(vm, vm->region_size,
 				      &virtio_mem_kunit_pluggable);
-	KUNIT_EXPECT_EQ(test, vm->bbm.last_usable_bb_id, vm->bbm.first_bb_id + 6);
+	KUNIT_EXPECT_EQ(test, vm->bbm.last_usable_bb_id, 15);
 }
 
 /* A usable region of size 0 (e.g., after UNPLUG_ALL): nothing usable. */
@@ -1403,16 +1438,15 @@ static void virtio_mem_config_test_empty_usable(struct kunit *test)
 /* Device memory outside the range of pluggable physical addresses. */
 static void virtio_mem_config_test_not_pluggable(struct kunit *test)
 {
-	const unsigned long mb_size = memory_block_size_bytes();
+	/* two memory blocks, 64 and 65, from 8 GiB */
 	const struct range pluggable = {
 		.start = 8ULL * SZ_1G,
-		.end = 8ULL * SZ_1G + 2 * mb_size - 1,
+		.end = 8ULL * SZ_1G + 2 * SZ_128M - 1,
 	};
 	struct virtio_mem *vm = test->priv;
 	unsigned long id;
 
-	if (virtio_mem_kunit_sb_size(SZ_2M) >= mb_size)
-		kunit_skip(test, "pageblocks are as big as memory blocks");
+	virtio_mem_kunit_need_sizes(test);
 
 	/* starts below and ends above the pluggable range: use what fits */
 	virtio_mem_kunit_reset_layout(test);
@@ -1421,9 +1455,9 @@ static void virtio_mem_config_test_not_pluggable(struct kunit *test)
 	vm->device_block_size = SZ_2M;
 	virtio_mem_init_layout(vm, &pluggable);
 	KUNIT_ASSERT_TRUE(test, vm->in_sbm);
-	KUNIT_EXPECT_EQ(test, vm->sbm.first_mb_id, 8ULL * SZ_1G / mb_size);
+	KUNIT_EXPECT_EQ(test, vm->sbm.first_mb_id, 64);
 	virtio_mem_update_last_usable(vm, vm->region_size, &pluggable);
-	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, vm->sbm.first_mb_id + 1);
+	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, 65);
 
 	/* entirely above the pluggable range: nothing usable */
 	virtio_mem_kunit_reset_layout(test);
@@ -1436,29 +1470,35 @@ static void virtio_mem_config_test_not_pluggable(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, vm->sbm.mb_states);
 }
 
-/* The bbm_block_size module parameter: only a valid one is used. */
+/*
+ * The bbm_block_size module parameter: only a valid one is used.  The
+ * device blocks are 256 MiB: the big block is that, or bbm_block_size if it
+ * is a larger power of 2.
+ */
 static void virtio_mem_config_test_bbm_block_size(struct kunit *test)
 {
 	const unsigned long saved = bbm_block_size;
-	const unsigned long mb_size = memory_block_size_bytes();
 	struct virtio_mem *vm = test->priv;
 	const struct {
 		unsigned long param;
 		u64 bb_size;
+		unsigned long first_bb_id;	/* 64 GiB / bb_size */
 	} cases[] = {
-		{ 0, 2ULL * mb_size },			/* default */
-		{ 3ULL * mb_size, 2ULL * mb_size },	/* not a power of 2 */
-		{ mb_size, 2ULL * mb_size },		/* too small */
-		{ 2ULL * mb_size, 2ULL * mb_size },
-		{ 8ULL * mb_size, 8ULL * mb_size },
+		{ 0, SZ_256M, 256 },			/* default */
+		{ 3ULL * SZ_128M, SZ_256M, 256 },	/* not a power of 2 */
+		{ SZ_128M, SZ_256M, 256 },		/* too small */
+		{ SZ_256M, SZ_256M, 256 },
+		{ SZ_1G, SZ_1G, 64 },
 	};
 	int i;
+
+	virtio_mem_kunit_need_sizes(test);
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		virtio_mem_kunit_reset_layout(test);
 		vm->addr = 64ULL * SZ_1G;
 		vm->region_size = 64ULL * SZ_1G;
-		vm->device_block_size = 2ULL * mb_size;
+		vm->device_block_size = SZ_256M;
 		bbm_block_size = cases[i].param;
 		virtio_mem_init_layout(vm, &virtio_mem_kunit_pluggable);
 		bbm_block_size = saved;
@@ -1466,8 +1506,8 @@ static void virtio_mem_config_test_bbm_block_size(struct kunit *test)
 		KUNIT_EXPECT_FALSE(test, vm->in_sbm);
 		KUNIT_EXPECT_EQ_MSG(test, vm->bbm.bb_size, cases[i].bb_size,
 				    "bbm_block_size=0x%lx", cases[i].param);
-		KUNIT_EXPECT_EQ(test, vm->bbm.first_bb_id,
-				64ULL * SZ_1G / cases[i].bb_size);
+		KUNIT_EXPECT_EQ_MSG(test, vm->bbm.first_bb_id, cases[i].first_bb_id,
+				    "bbm_block_size=0x%lx", cases[i].param);
 	}
 }
 
