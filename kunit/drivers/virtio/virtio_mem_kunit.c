@@ -11,13 +11,51 @@
  * offline_and_remove_memory() rejects, a page alloc_contig_range() cannot
  * take.
  *
- * Nothing here assumes a page size or a memory block size: both come from
- * the running kernel (PAGE_SIZE, memory_block_size_bytes()).
+ * Expected values are literals, or rows of literal tables, that can be
+ * checked by hand; they are written for the sizes below, which
+ * virtio_mem_conv_test_kernel_sizes checks against the running kernel.  On
+ * other arches (or page sizes) the cases that need them are skipped.
  */
 
 #include <kunit/test.h>
 #include <linux/sizes.h>
 #include <linux/vmalloc.h>
+
+/*
+ * The sizes the expected values are written for.
+ *
+ * Memory block: x86_64 uses MIN_MEMORY_BLOCK_SIZE, 1 << SECTION_SIZE_BITS =
+ * 1 << 27 = 128 MiB, on machines with less than 64 GiB of RAM (kunit.py
+ * boots QEMU with 1 GiB; see probe_memory_block_size()); arm64 with 4 KiB
+ * pages has SECTION_SIZE_BITS 27 too and the generic
+ * memory_block_size_bytes(): 128 MiB.
+ *
+ * Pageblock: with 4 KiB pages and without CONFIG_HUGETLB_PAGE,
+ * pageblock_order is MAX_ORDER - 1 = 10 (MAX_ORDER 11): 1024 pages, 4 MiB;
+ * with it, HUGETLB_PAGE_ORDER = 9: 512 pages, 2 MiB (both arches).
+ */
+#if defined(CONFIG_X86_64) || (defined(CONFIG_ARM64) && defined(CONFIG_ARM64_4K_PAGES))
+#define VIRTIO_MEM_KUNIT_MB_SIZE	SZ_128M
+#define VIRTIO_MEM_KUNIT_PAGE_SIZE	SZ_4K
+#ifdef CONFIG_HUGETLB_PAGE
+#define VIRTIO_MEM_KUNIT_PAGEBLOCK_SIZE	SZ_2M
+#else
+#define VIRTIO_MEM_KUNIT_PAGEBLOCK_SIZE	SZ_4M
+#endif
+#else
+/* No literal tables for this arch: the cases below that need them skip. */
+#define VIRTIO_MEM_KUNIT_MB_SIZE	0
+#define VIRTIO_MEM_KUNIT_PAGE_SIZE	0
+#define VIRTIO_MEM_KUNIT_PAGEBLOCK_SIZE	0
+#endif
+
+/* Skip a case whose expected values are written for the sizes above. */
+static void virtio_mem_kunit_need_sizes(struct kunit *test)
+{
+	if (!VIRTIO_MEM_KUNIT_MB_SIZE)
+		kunit_skip(test,
+			   "expected values are written for x86_64 and arm64 with 4 KiB pages");
+}
 
 /* A made-up range of hotpluggable physical addresses: [0, 64 TiB). */
 #define VIRTIO_MEM_KUNIT_PLUGGABLE_END	((1ULL << 46) - 1)
@@ -69,36 +107,49 @@ static bool virtio_mem_kunit_covers(const void *array, unsigned long bytes)
 	       vmalloc_to_page((const u8 *)array + bytes - 1);
 }
 
-/* Sub-block or big-block sizes for the parameterised tests. */
-struct virtio_mem_kunit_size {
-	const char *name;
-	/* A size in bytes; 0: derived from the memory block size, see below. */
-	u64 size;
-};
-
-static void virtio_mem_kunit_size_desc(const struct virtio_mem_kunit_size *p,
-				       char *desc)
-{
-	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-}
-
 /* ---- virtio_mem_conv: address <-> block id conversions ---- */
 
-static const unsigned long virtio_mem_kunit_mb_ids[] = {
-	0, 1, 2, 3, 31, 32, 1000, 4096, 65535,
+/*
+ * The running kernel has the sizes the literal tables are written for: a
+ * failure here explains the failures of the other cases.
+ */
+static void virtio_mem_conv_test_kernel_sizes(struct kunit *test)
+{
+	virtio_mem_kunit_need_sizes(test);
+	KUNIT_EXPECT_EQ(test, memory_block_size_bytes(),
+			(unsigned long)VIRTIO_MEM_KUNIT_MB_SIZE);
+	KUNIT_EXPECT_EQ(test, PAGE_SIZE, (unsigned long)VIRTIO_MEM_KUNIT_PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, PAGE_SIZE * pageblock_nr_pages,
+			(unsigned long)VIRTIO_MEM_KUNIT_PAGEBLOCK_SIZE);
+}
+
+/* A memory block id and its first byte: id * 128 MiB (id << 27). */
+static const struct {
+	unsigned long id, start;
+} virtio_mem_kunit_mbs[] = {
+	{ 0, 0x0 },
+	{ 1, 0x8000000 },
+	{ 2, 0x10000000 },
+	{ 3, 0x18000000 },
+	{ 31, 0xf8000000 },
+	{ 32, 0x100000000 },		/* 4 GiB */
+	{ 1000, 0x1f40000000 },		/* 125 GiB */
+	{ 4096, 0x8000000000 },		/* 512 GiB */
+	{ 65535, 0x7fff8000000 },	/* 8 TiB - 128 MiB */
+	/* the last block below 2^52: 2^25 - 1, 2^52 - 2^27 */
+	{ 0x1ffffff, 0xffffff8000000 },
 };
 
 static void virtio_mem_conv_test_mb_id(struct kunit *test)
 {
-	const unsigned long mb_size = memory_block_size_bytes();
+	const unsigned long mb_size = VIRTIO_MEM_KUNIT_MB_SIZE;
 	int i;
 
-	KUNIT_ASSERT_TRUE(test, is_power_of_2(mb_size));
-	KUNIT_ASSERT_GE(test, mb_size, (unsigned long)PAGE_SIZE);
+	virtio_mem_kunit_need_sizes(test);
 
-	for (i = 0; i < ARRAY_SIZE(virtio_mem_kunit_mb_ids); i++) {
-		const unsigned long id = virtio_mem_kunit_mb_ids[i];
-		const unsigned long start = id * mb_size;
+	for (i = 0; i < ARRAY_SIZE(virtio_mem_kunit_mbs); i++) {
+		const unsigned long id = virtio_mem_kunit_mbs[i].id;
+		const unsigned long start = virtio_mem_kunit_mbs[i].start;
 
 		KUNIT_EXPECT_EQ_MSG(test, virtio_mem_mb_id_to_phys(id), start,
 				    "mb_id %lu", id);
@@ -114,57 +165,67 @@ static void virtio_mem_conv_test_mb_id(struct kunit *test)
 			KUNIT_EXPECT_EQ_MSG(test,
 					    virtio_mem_phys_to_mb_id(start - 1),
 					    id - 1, "mb_id %lu byte before", id);
-		/* round trip from the middle of the block */
-		KUNIT_EXPECT_EQ(test,
-				virtio_mem_mb_id_to_phys(virtio_mem_phys_to_mb_id(start +
-										  mb_size / 2)),
-				start);
-	}
-
-	/* A block at the top of a 52 bit physical address space. */
-	{
-		const unsigned long id = (1UL << 52) / mb_size - 1;
-		const unsigned long start = virtio_mem_mb_id_to_phys(id);
-
-		KUNIT_EXPECT_EQ(test, start, (1UL << 52) - mb_size);
-		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_mb_id(start), id);
-		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_mb_id((1UL << 52) - 1), id);
-		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_mb_id(1UL << 52), id + 1);
+		/* the middle of the block */
+		KUNIT_EXPECT_EQ_MSG(test,
+				    virtio_mem_phys_to_mb_id(start + mb_size / 2),
+				    id, "mb_id %lu middle", id);
 	}
 }
 
-/* 0: half a memory block (the largest sub-block size SBM uses). */
-static const struct virtio_mem_kunit_size virtio_mem_kunit_sb_sizes[] = {
-	{ "2MiB_sub_blocks", SZ_2M },
-	{ "4MiB_sub_blocks", SZ_4M },
-	{ "16MiB_sub_blocks", SZ_16M },
-	{ "64MiB_sub_blocks", SZ_64M },
-	{ "half_memory_block_sub_blocks", 0 },
+/*
+ * Memory blocks that the sub-block cases look into: their ids and first
+ * bytes (id * 128 MiB).
+ */
+static const struct {
+	unsigned long id, start;
+} virtio_mem_kunit_sb_mbs[] = {
+	{ 1, 0x8000000 },
+	{ 7, 0x38000000 },
+	{ 4096, 0x8000000000 },
 };
 
+/* A sub-block size and the id of the last sub-block of a memory block. */
+struct virtio_mem_kunit_sb_size {
+	const char *name;
+	u64 size;
+	/* 128 MiB / size - 1 */
+	unsigned long last_sb_id;
+};
+
+static const struct virtio_mem_kunit_sb_size virtio_mem_kunit_sb_sizes[] = {
+	{ "2MiB_sub_blocks", SZ_2M, 63 },
+	{ "4MiB_sub_blocks", SZ_4M, 31 },
+	{ "16MiB_sub_blocks", SZ_16M, 7 },
+	/* half a memory block: the largest sub-block size SBM uses */
+	{ "64MiB_sub_blocks", SZ_64M, 1 },
+};
+
+static void virtio_mem_kunit_sb_size_desc(const struct virtio_mem_kunit_sb_size *p,
+					  char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
 KUNIT_ARRAY_PARAM(virtio_mem_kunit_sb_size, virtio_mem_kunit_sb_sizes,
-		  virtio_mem_kunit_size_desc);
+		  virtio_mem_kunit_sb_size_desc);
 
 static void virtio_mem_conv_test_sb_id(struct kunit *test)
 {
-	const struct virtio_mem_kunit_size *p = test->param_value;
-	const unsigned long mb_size = memory_block_size_bytes();
-	const unsigned long mb_ids[] = { 1, 7, 4096 };
+	const struct virtio_mem_kunit_sb_size *p = test->param_value;
+	const unsigned long mb_size = VIRTIO_MEM_KUNIT_MB_SIZE;
+	const unsigned long sb_size = p->size;
+	const unsigned long last = p->last_sb_id;
 	struct virtio_mem *vm = test->priv;
-	unsigned long sb_size, sbs_per_mb;
 	int i;
 
-	sb_size = p->size ? p->size : mb_size / 2;
-	if (sb_size >= mb_size)
-		kunit_skip(test, "sub-block size 0x%lx >= memory block size 0x%lx",
-			   sb_size, mb_size);
-	sbs_per_mb = mb_size / sb_size;
+	virtio_mem_kunit_need_sizes(test);
 	vm->in_sbm = true;
 	vm->sbm.sb_size = sb_size;
-	vm->sbm.sbs_per_mb = sbs_per_mb;
+	vm->sbm.sbs_per_mb = last + 1;
 
-	for (i = 0; i < ARRAY_SIZE(mb_ids); i++) {
-		const unsigned long start = virtio_mem_mb_id_to_phys(mb_ids[i]);
+	for (i = 0; i < ARRAY_SIZE(virtio_mem_kunit_sb_mbs); i++) {
+		const unsigned long mb_id = virtio_mem_kunit_sb_mbs[i].id;
+		const unsigned long start = virtio_mem_kunit_sb_mbs[i].start;
 		unsigned long sb_id;
 
 		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_sb_id(vm, start), 0);
@@ -173,21 +234,20 @@ static void virtio_mem_conv_test_sb_id(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_sb_id(vm, start + sb_size), 1);
 		KUNIT_EXPECT_EQ(test,
 				virtio_mem_phys_to_sb_id(vm, start + mb_size - sb_size),
-				sbs_per_mb - 1);
+				last);
 		KUNIT_EXPECT_EQ(test,
 				virtio_mem_phys_to_sb_id(vm, start + mb_size - 1),
-				sbs_per_mb - 1);
+				last);
 		/* the next memory block starts again with sub-block 0 */
 		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_sb_id(vm, start + mb_size), 0);
-		KUNIT_EXPECT_EQ(test,
-				virtio_mem_phys_to_sb_id(vm, start - 1), sbs_per_mb - 1);
+		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_sb_id(vm, start - 1), last);
 
-		/* every sub-block: memory block id + sub-block id give it back */
-		for (sb_id = 0; sb_id < sbs_per_mb; sb_id++) {
+		/* every sub-block: its first byte and its middle */
+		for (sb_id = 0; sb_id <= last; sb_id++) {
 			const unsigned long addr = start + sb_id * sb_size;
 
 			KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_sb_id(vm, addr), sb_id);
-			KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_mb_id(addr), mb_ids[i]);
+			KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_mb_id(addr), mb_id);
 			KUNIT_EXPECT_EQ(test,
 					virtio_mem_phys_to_sb_id(vm, addr + sb_size / 2),
 					sb_id);
@@ -195,36 +255,77 @@ static void virtio_mem_conv_test_sb_id(struct kunit *test)
 	}
 }
 
-/* 0: one memory block (the smallest big block size BBM uses). */
-static const struct virtio_mem_kunit_size virtio_mem_kunit_bb_sizes[] = {
-	{ "memory_block_big_blocks", 0 },
-	{ "1GiB_big_blocks", SZ_1G },
-	{ "2GiB_big_blocks", SZ_2G },
-	{ "16GiB_big_blocks", 16ULL * SZ_1G },
+/*
+ * A big block size, some big blocks with their first bytes (id * size) and
+ * the memory blocks they span (128 MiB each: size / 128 MiB of them), and
+ * the last big block below 2^52.
+ */
+struct virtio_mem_kunit_bb_size {
+	const char *name;
+	u64 size;
+	struct {
+		unsigned long id;
+		u64 start;
+		unsigned long first_mb_id, last_mb_id;
+	} bbs[4];
+	unsigned long top_id;	/* 2^52 / size - 1 */
+	u64 top_start;		/* 2^52 - size */
 };
 
+static const struct virtio_mem_kunit_bb_size virtio_mem_kunit_bb_sizes[] = {
+	/* one memory block: the smallest big block size BBM uses */
+	{ "memory_block_big_blocks", SZ_128M,
+	  { { 0, 0x0, 0, 0 },
+	    { 1, 0x8000000, 1, 1 },
+	    { 3, 0x18000000, 3, 3 },
+	    { 100, 0x320000000, 100, 100 } },
+	  0x1ffffff, 0xffffff8000000 },
+	/* 8 memory blocks each */
+	{ "1GiB_big_blocks", SZ_1G,
+	  { { 0, 0x0, 0, 7 },
+	    { 1, 0x40000000, 8, 15 },
+	    { 3, 0xc0000000, 24, 31 },
+	    { 100, 0x1900000000, 800, 807 } },
+	  0x3fffff, 0xfffffc0000000 },
+	/* 16 memory blocks each */
+	{ "2GiB_big_blocks", SZ_2G,
+	  { { 0, 0x0, 0, 15 },
+	    { 1, 0x80000000, 16, 31 },
+	    { 3, 0x180000000, 48, 63 },
+	    { 100, 0x3200000000, 1600, 1615 } },
+	  0x1fffff, 0xfffff80000000 },
+	/* 128 memory blocks each */
+	{ "16GiB_big_blocks", 16ULL * SZ_1G,
+	  { { 0, 0x0, 0, 127 },
+	    { 1, 0x400000000, 128, 255 },
+	    { 3, 0xc00000000, 384, 511 },
+	    { 100, 0x19000000000, 12800, 12927 } },
+	  0x3ffff, 0xffffc00000000 },
+};
+
+static void virtio_mem_kunit_bb_size_desc(const struct virtio_mem_kunit_bb_size *p,
+					  char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
 KUNIT_ARRAY_PARAM(virtio_mem_kunit_bb_size, virtio_mem_kunit_bb_sizes,
-		  virtio_mem_kunit_size_desc);
+		  virtio_mem_kunit_bb_size_desc);
 
 static void virtio_mem_conv_test_bb_id(struct kunit *test)
 {
-	const struct virtio_mem_kunit_size *p = test->param_value;
-	const unsigned long mb_size = memory_block_size_bytes();
-	const unsigned long bb_ids[] = { 0, 1, 2, 3, 100 };
+	const struct virtio_mem_kunit_bb_size *p = test->param_value;
+	const u64 bb_size = p->size;
 	struct virtio_mem *vm = test->priv;
-	u64 bb_size;
 	int i;
 
-	bb_size = p->size ? p->size : mb_size;
-	if (bb_size < mb_size)
-		kunit_skip(test, "big block size 0x%llx < memory block size 0x%lx",
-			   bb_size, mb_size);
+	virtio_mem_kunit_need_sizes(test);
 	vm->in_sbm = false;
 	vm->bbm.bb_size = bb_size;
 
-	for (i = 0; i < ARRAY_SIZE(bb_ids); i++) {
-		const unsigned long id = bb_ids[i];
-		const u64 start = id * bb_size;
+	for (i = 0; i < ARRAY_SIZE(p->bbs); i++) {
+		const unsigned long id = p->bbs[i].id;
+		const u64 start = p->bbs[i].start;
 
 		KUNIT_EXPECT_EQ(test, virtio_mem_bb_id_to_phys(vm, id), start);
 		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_bb_id(vm, start), id);
@@ -236,29 +337,28 @@ static void virtio_mem_conv_test_bb_id(struct kunit *test)
 			KUNIT_EXPECT_EQ(test,
 					virtio_mem_phys_to_bb_id(vm, start - 1),
 					id - 1);
-		/* a big block spans whole memory blocks */
-		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_mb_id(start) * mb_size,
-				start);
-		KUNIT_EXPECT_EQ(test,
-				virtio_mem_phys_to_mb_id(start + bb_size) -
-				virtio_mem_phys_to_mb_id(start),
-				bb_size / mb_size);
+		/* the memory blocks of the big block, and no more */
+		KUNIT_EXPECT_EQ_MSG(test, virtio_mem_phys_to_mb_id(start),
+				    p->bbs[i].first_mb_id, "big block %lu", id);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    virtio_mem_phys_to_mb_id(start + bb_size - 1),
+				    p->bbs[i].last_mb_id, "big block %lu", id);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    virtio_mem_phys_to_mb_id(start + bb_size),
+				    p->bbs[i].last_mb_id + 1, "big block %lu", id);
 	}
 
 	/* The last big block below 2^52. */
-	{
-		const unsigned long id = (1ULL << 52) / bb_size - 1;
-
-		KUNIT_EXPECT_EQ(test, virtio_mem_bb_id_to_phys(vm, id),
-				(1ULL << 52) - bb_size);
-		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_bb_id(vm, (1ULL << 52) - 1),
-				id);
-		KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_bb_id(vm, 1ULL << 52),
-				id + 1);
-	}
+	KUNIT_EXPECT_EQ(test, virtio_mem_bb_id_to_phys(vm, p->top_id), p->top_start);
+	KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_bb_id(vm, p->top_start), p->top_id);
+	KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_bb_id(vm, (1ULL << 52) - 1),
+			p->top_id);
+	KUNIT_EXPECT_EQ(test, virtio_mem_phys_to_bb_id(vm, 1ULL << 52),
+			p->top_id + 1);
 }
 
 static struct kunit_case virtio_mem_conv_test_cases[] = {
+	KUNIT_CASE(virtio_mem_conv_test_kernel_sizes),
 	KUNIT_CASE(virtio_mem_conv_test_mb_id),
 	KUNIT_CASE_PARAM(virtio_mem_conv_test_sb_id,
 			 virtio_mem_kunit_sb_size_gen_params),
@@ -551,13 +651,13 @@ static void virtio_mem_sbm_test_mb_state(struct kunit *test)
 				state == VIRTIO_MEM_SBM_MB_UNUSED ?
 				nr - VIRTIO_MEM_SBM_MB_COUNT + 1 : 2);
 	}
+	/* back to unused: as after the first round */
 	virtio_mem_sbm_set_mb_state(vm, first + nr - 1, VIRTIO_MEM_SBM_MB_UNUSED);
-
-	/* the counters always add up to the number of blocks */
-	i = 0;
 	for (state = 0; state < VIRTIO_MEM_SBM_MB_COUNT; state++)
-		i += vm->sbm.mb_count[state];
-	KUNIT_EXPECT_EQ(test, i, nr);
+		KUNIT_EXPECT_EQ_MSG(test, vm->sbm.mb_count[state],
+				    state == VIRTIO_MEM_SBM_MB_UNUSED ?
+				    nr - VIRTIO_MEM_SBM_MB_COUNT + 1 : 1,
+				    "state %d", state);
 
 	/* the iterators visit exactly the blocks in one state */
 	for (state = 0; state < VIRTIO_MEM_SBM_MB_COUNT; state++) {
@@ -782,7 +882,7 @@ static void virtio_mem_bbm_test_bb_state(struct kunit *test)
 	const unsigned long first = VIRTIO_MEM_KUNIT_FIRST_BB_ID;
 	const unsigned long nr = 2 * VIRTIO_MEM_BBM_BB_COUNT;
 	struct virtio_mem *vm = test->priv;
-	unsigned long i, sum;
+	unsigned long i;
 	int state;
 
 	virtio_mem_kunit_bbm_setup(test, first, nr);
@@ -820,11 +920,14 @@ static void virtio_mem_bbm_test_bb_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vm->bbm.bb_count[VIRTIO_MEM_BBM_BB_FAKE_OFFLINE], 1);
 	KUNIT_EXPECT_EQ(test, virtio_mem_bbm_get_bb_state(vm, first + nr - 2),
 			VIRTIO_MEM_BBM_BB_UNUSED);
-
-	sum = 0;
+	/* gone: unused again, as after the first round */
+	KUNIT_EXPECT_EQ(test, virtio_mem_bbm_get_bb_state(vm, first + nr - 1),
+			VIRTIO_MEM_BBM_BB_UNUSED);
 	for (state = 0; state < VIRTIO_MEM_BBM_BB_COUNT; state++)
-		sum += vm->bbm.bb_count[state];
-	KUNIT_EXPECT_EQ(test, sum, nr);
+		KUNIT_EXPECT_EQ_MSG(test, vm->bbm.bb_count[state],
+				    state == VIRTIO_MEM_BBM_BB_UNUSED ?
+				    nr - VIRTIO_MEM_BBM_BB_COUNT + 1 : 1,
+				    "state %d", state);
 }
 
 static void virtio_mem_bbm_test_for_each(struct kunit *test)
@@ -1075,9 +1178,6 @@ static void virtio_mem_range_test_overlaps_contains(struct kunit *test)
 			    p->contains,
 			    "contains: region 0x%llx+0x%llx range 0x%llx+0x%llx",
 			    p->addr, p->region_size, p->start, p->size);
-	/* what is contained overlaps */
-	if (p->contains)
-		KUNIT_EXPECT_TRUE(test, virtio_mem_overlaps_range(vm, p->start, p->size));
 }
 
 static struct kunit_case virtio_mem_range_test_cases[] = {
@@ -1116,12 +1216,6 @@ static void virtio_mem_kunit_reset_layout(struct kunit *test)
 	memset(&vm->bbm, 0, sizeof(vm->bbm));
 }
 
-/* The sub-block size SBM picks for a device block size. */
-static u64 virtio_mem_kunit_sb_size(u64 device_block_size)
-{
-	return max_t(u64, device_block_size, PAGE_SIZE * pageblock_nr_pages);
-}
-
 static void virtio_mem_config_test_block_size(struct kunit *test)
 {
 	static const u64 good[] = {
@@ -1146,62 +1240,100 @@ static void virtio_mem_config_test_block_size(struct kunit *test)
 	}
 }
 
+/*
+ * The layout SBM computes for a device at 4 GiB with 16 GiB of memory, per
+ * device block size: the sub-block is the larger of the device block and
+ * the pageblock (4 MiB, or 2 MiB with CONFIG_HUGETLB_PAGE), as long as it
+ * is smaller than the memory block (128 MiB).
+ */
+static const struct {
+	u64 device_block_size;
+	u64 sb_size;
+	u32 sbs_per_mb;		/* 128 MiB / sb_size */
+} virtio_mem_kunit_sbm_layouts[] = {
+#ifdef CONFIG_HUGETLB_PAGE
+	{ SZ_4K, SZ_2M, 64 },
+	{ SZ_2M, SZ_2M, 64 },
+#else
+	{ SZ_4K, SZ_4M, 32 },
+	{ SZ_2M, SZ_4M, 32 },
+#endif
+	{ SZ_4M, SZ_4M, 32 },
+	{ SZ_32M, SZ_32M, 4 },
+	/* at least two sub-blocks per memory block */
+	{ SZ_64M, SZ_64M, 2 },
+};
+
 static void virtio_mem_config_test_sbm_layout(struct kunit *test)
 {
-	const unsigned long mb_size = memory_block_size_bytes();
 	struct virtio_mem *vm = test->priv;
-	u64 sb_size;
+	int i;
 
-	sb_size = virtio_mem_kunit_sb_size(SZ_2M);
-	if (sb_size >= mb_size)
-		kunit_skip(test, "pageblocks are as big as memory blocks");
+	virtio_mem_kunit_need_sizes(test);
 
-	virtio_mem_kunit_reset_layout(test);
-	vm->addr = SZ_4G;
-	vm->region_size = 16ULL * SZ_1G;
-	vm->device_block_size = SZ_2M;
-	virtio_mem_init_layout(vm, &virtio_mem_kunit_pluggable);
+	for (i = 0; i < ARRAY_SIZE(virtio_mem_kunit_sbm_layouts); i++) {
+		const u64 bs = virtio_mem_kunit_sbm_layouts[i].device_block_size;
 
-	KUNIT_ASSERT_TRUE(test, vm->in_sbm);
-	KUNIT_EXPECT_EQ(test, vm->sbm.sb_size, sb_size);
-	KUNIT_EXPECT_EQ(test, vm->sbm.sbs_per_mb, mb_size / sb_size);
-	KUNIT_EXPECT_GE(test, vm->sbm.sbs_per_mb, 2);
-	KUNIT_EXPECT_EQ(test, vm->sbm.first_mb_id, SZ_4G / mb_size);
-	KUNIT_EXPECT_EQ(test, vm->sbm.next_mb_id, vm->sbm.first_mb_id);
-	KUNIT_EXPECT_EQ(test, vm->offline_threshold,
-			max_t(u64, 2 * mb_size,
-			      VIRTIO_MEM_DEFAULT_OFFLINE_THRESHOLD));
+		virtio_mem_kunit_reset_layout(test);
+		vm->addr = SZ_4G;
+		vm->region_size = 16ULL * SZ_1G;
+		vm->device_block_size = bs;
+		virtio_mem_init_layout(vm, &virtio_mem_kunit_pluggable);
 
-	/* a device block bigger than the pageblock is the sub-block */
-	virtio_mem_kunit_reset_layout(test);
-	vm->device_block_size = mb_size / 4;
-	virtio_mem_init_layout(vm, &virtio_mem_kunit_pluggable);
-	KUNIT_ASSERT_TRUE(test, vm->in_sbm);
-	KUNIT_EXPECT_EQ(test, vm->sbm.sb_size, virtio_mem_kunit_sb_size(mb_size / 4));
+		KUNIT_ASSERT_TRUE_MSG(test, vm->in_sbm, "block size 0x%llx", bs);
+		KUNIT_EXPECT_EQ_MSG(test, vm->sbm.sb_size,
+				    virtio_mem_kunit_sbm_layouts[i].sb_size,
+				    "block size 0x%llx", bs);
+		KUNIT_EXPECT_EQ_MSG(test, vm->sbm.sbs_per_mb,
+				    virtio_mem_kunit_sbm_layouts[i].sbs_per_mb,
+				    "block size 0x%llx", bs);
+		/* 4 GiB / 128 MiB */
+		KUNIT_EXPECT_EQ(test, vm->sbm.first_mb_id, 32);
+		KUNIT_EXPECT_EQ(test, vm->sbm.next_mb_id, 32);
+		/* VIRTIO_MEM_DEFAULT_OFFLINE_THRESHOLD: 1 GiB > 2 * 128 MiB */
+		KUNIT_EXPECT_EQ_MSG(test, vm->offline_threshold, (u64)SZ_1G,
+				    "block size 0x%llx", bs);
+	}
 
-	/* the usable region covers the whole region */
+	/* the usable region covers the whole region: (4 + 16) GiB / 128 MiB - 1 */
 	virtio_mem_update_last_usable(vm, vm->region_size,
 				      &virtio_mem_kunit_pluggable);
-	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id,
-			(SZ_4G + 16ULL * SZ_1G) / mb_size - 1);
-	/* three and a half memory blocks usable: three */
-	virtio_mem_update_last_usable(vm, 3 * mb_size + mb_size / 2,
+	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, 159);
+	/* three and a half memory blocks usable: three, 32 to 34 */
+	virtio_mem_update_last_usable(vm, 3 * SZ_128M + SZ_64M,
 				      &virtio_mem_kunit_pluggable);
-	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, vm->sbm.first_mb_id + 2);
+	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, 34);
 	/* exactly one memory block */
-	virtio_mem_update_last_usable(vm, mb_size, &virtio_mem_kunit_pluggable);
-	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, vm->sbm.first_mb_id);
+	virtio_mem_update_last_usable(vm, SZ_128M, &virtio_mem_kunit_pluggable);
+	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, 32);
 }
+
+/*
+ * The layout BBM computes for a device at 16 GiB with 64 GiB of memory, per
+ * device block size (a device block of at least a memory block): the big
+ * block is the device block.
+ */
+static const struct {
+	u64 device_block_size;
+	unsigned long first_bb_id;	/* 16 GiB / size */
+	unsigned long last_usable_bb_id;	/* 80 GiB / size - 1 */
+	u64 offline_threshold;		/* 1 GiB, or two big blocks if more */
+} virtio_mem_kunit_bbm_layouts[] = {
+	{ SZ_128M, 128, 639, SZ_1G },
+	{ SZ_256M, 64, 319, SZ_1G },
+	{ SZ_4G, 4, 19, 8ULL * SZ_1G },
+};
 
 static void virtio_mem_config_test_bbm_layout(struct kunit *test)
 {
-	const unsigned long mb_size = memory_block_size_bytes();
 	struct virtio_mem *vm = test->priv;
-	const u64 block_sizes[] = { mb_size, 2ULL * mb_size, SZ_4G };
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(block_sizes); i++) {
-		const u64 bs = block_sizes[i];
+	virtio_mem_kunit_need_sizes(test);
+
+	for (i = 0; i < ARRAY_SIZE(virtio_mem_kunit_bbm_layouts); i++) {
+		const u64 bs = virtio_mem_kunit_bbm_layouts[i].device_block_size;
+		const unsigned long first = virtio_mem_kunit_bbm_layouts[i].first_bb_id;
 
 		virtio_mem_kunit_reset_layout(test);
 		vm->addr = 16ULL * SZ_1G;
@@ -1211,64 +1343,67 @@ static void virtio_mem_config_test_bbm_layout(struct kunit *test)
 
 		KUNIT_ASSERT_FALSE_MSG(test, vm->in_sbm, "block size 0x%llx", bs);
 		KUNIT_EXPECT_EQ(test, vm->bbm.bb_size, bs);
-		KUNIT_EXPECT_EQ(test, vm->bbm.first_bb_id, 16ULL * SZ_1G / bs);
-		KUNIT_EXPECT_EQ(test, vm->bbm.next_bb_id, vm->bbm.first_bb_id);
-		KUNIT_EXPECT_EQ(test, vm->offline_threshold,
-				max_t(u64, 2 * bs,
-				      VIRTIO_MEM_DEFAULT_OFFLINE_THRESHOLD));
+		KUNIT_EXPECT_EQ(test, vm->bbm.first_bb_id, first);
+		KUNIT_EXPECT_EQ(test, vm->bbm.next_bb_id, first);
+		KUNIT_EXPECT_EQ_MSG(test, vm->offline_threshold,
+				    virtio_mem_kunit_bbm_layouts[i].offline_threshold,
+				    "block size 0x%llx", bs);
 
 		virtio_mem_update_last_usable(vm, vm->region_size,
 					      &virtio_mem_kunit_pluggable);
 		KUNIT_EXPECT_EQ(test, vm->bbm.last_usable_bb_id,
-				80ULL * SZ_1G / bs - 1);
+				virtio_mem_kunit_bbm_layouts[i].last_usable_bb_id);
 		/* one and a half big blocks usable: one */
 		virtio_mem_update_last_usable(vm, bs + bs / 2,
 					      &virtio_mem_kunit_pluggable);
-		KUNIT_EXPECT_EQ(test, vm->bbm.last_usable_bb_id,
-				vm->bbm.first_bb_id);
+		KUNIT_EXPECT_EQ(test, vm->bbm.last_usable_bb_id, first);
 	}
 }
 
 /* A device region that does not start on a memory block: round up. */
 static void virtio_mem_config_test_unaligned(struct kunit *test)
 {
-	const unsigned long mb_size = memory_block_size_bytes();
 	struct virtio_mem *vm = test->priv;
 	unsigned long mb_id;
 
-	if (virtio_mem_kunit_sb_size(SZ_2M) >= mb_size)
-		kunit_skip(test, "pageblocks are as big as memory blocks");
+	virtio_mem_kunit_need_sizes(test);
 
-	/* start in the middle of a memory block, end in the middle of one */
+	/*
+	 * 4 memory blocks from the middle of block 32 (4 GiB + 64 MiB) to the
+	 * middle of block 36: only 33, 34 and 35 are whole.
+	 */
 	virtio_mem_kunit_reset_layout(test);
-	vm->addr = SZ_4G + mb_size / 2;
-	vm->region_size = 4 * mb_size;
+	vm->addr = SZ_4G + SZ_64M;
+	vm->region_size = 4 * SZ_128M;
 	vm->device_block_size = SZ_2M;
 	virtio_mem_init_layout(vm, &virtio_mem_kunit_pluggable);
 	KUNIT_ASSERT_TRUE(test, vm->in_sbm);
-	KUNIT_EXPECT_EQ(test, vm->sbm.first_mb_id, SZ_4G / mb_size + 1);
+	KUNIT_EXPECT_EQ(test, vm->sbm.first_mb_id, 33);
 
-	/* 4 memory blocks in size, but only 3 whole ones inside */
 	virtio_mem_update_last_usable(vm, vm->region_size,
 				      &virtio_mem_kunit_pluggable);
-	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, vm->sbm.first_mb_id + 2);
+	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, 35);
 
 	/* less than one whole memory block usable: nothing to prepare */
-	virtio_mem_update_last_usable(vm, mb_size, &virtio_mem_kunit_pluggable);
+	virtio_mem_update_last_usable(vm, SZ_128M, &virtio_mem_kunit_pluggable);
 	KUNIT_EXPECT_LT(test, vm->sbm.last_usable_mb_id, vm->sbm.first_mb_id);
 	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_prepare_next_mb(vm, &mb_id), -ENOSPC);
 
-	/* BBM: round up to the next big block */
+	/*
+	 * BBM: 2 GiB big blocks from 16 GiB + 2 MiB: round up to big block 9
+	 * (18 GiB); 16 GiB of memory end at 32 GiB + 2 MiB, so big blocks 9 to
+	 * 15 (30 GiB to 32 GiB) are whole.
+	 */
 	virtio_mem_kunit_reset_layout(test);
 	vm->addr = 16ULL * SZ_1G + SZ_2M;
 	vm->region_size = 16ULL * SZ_1G;
 	vm->device_block_size = SZ_2G;
 	virtio_mem_init_layout(vm, &virtio_mem_kunit_pluggable);
 	KUNIT_ASSERT_FALSE(test, vm->in_sbm);
-	KUNIT_EXPECT_EQ(test, vm->bbm.first_bb_id, 16ULL * SZ_1G / SZ_2G + 1);
+	KUNIT_EXPECT_EQ(test, vm->bbm.first_bb_id, 9);
 	virtio_mem_update_last_usable(vm, vm->region_size,
 				      &virtio_mem_kunit_pluggable);
-	KUNIT_EXPECT_EQ(test, vm->bbm.last_usable_bb_id, vm->bbm.first_bb_id + 6);
+	KUNIT_EXPECT_EQ(test, vm->bbm.last_usable_bb_id, 15);
 }
 
 /* A usable region of size 0 (e.g., after UNPLUG_ALL): nothing usable. */
@@ -1303,16 +1438,15 @@ static void virtio_mem_config_test_empty_usable(struct kunit *test)
 /* Device memory outside the range of pluggable physical addresses. */
 static void virtio_mem_config_test_not_pluggable(struct kunit *test)
 {
-	const unsigned long mb_size = memory_block_size_bytes();
+	/* two memory blocks, 64 and 65, from 8 GiB */
 	const struct range pluggable = {
 		.start = 8ULL * SZ_1G,
-		.end = 8ULL * SZ_1G + 2 * mb_size - 1,
+		.end = 8ULL * SZ_1G + 2 * SZ_128M - 1,
 	};
 	struct virtio_mem *vm = test->priv;
 	unsigned long id;
 
-	if (virtio_mem_kunit_sb_size(SZ_2M) >= mb_size)
-		kunit_skip(test, "pageblocks are as big as memory blocks");
+	virtio_mem_kunit_need_sizes(test);
 
 	/* starts below and ends above the pluggable range: use what fits */
 	virtio_mem_kunit_reset_layout(test);
@@ -1321,9 +1455,9 @@ static void virtio_mem_config_test_not_pluggable(struct kunit *test)
 	vm->device_block_size = SZ_2M;
 	virtio_mem_init_layout(vm, &pluggable);
 	KUNIT_ASSERT_TRUE(test, vm->in_sbm);
-	KUNIT_EXPECT_EQ(test, vm->sbm.first_mb_id, 8ULL * SZ_1G / mb_size);
+	KUNIT_EXPECT_EQ(test, vm->sbm.first_mb_id, 64);
 	virtio_mem_update_last_usable(vm, vm->region_size, &pluggable);
-	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, vm->sbm.first_mb_id + 1);
+	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, 65);
 
 	/* entirely above the pluggable range: nothing usable */
 	virtio_mem_kunit_reset_layout(test);
@@ -1336,29 +1470,35 @@ static void virtio_mem_config_test_not_pluggable(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, vm->sbm.mb_states);
 }
 
-/* The bbm_block_size module parameter: only a valid one is used. */
+/*
+ * The bbm_block_size module parameter: only a valid one is used.  The
+ * device blocks are 256 MiB: the big block is that, or bbm_block_size if it
+ * is a larger power of 2.
+ */
 static void virtio_mem_config_test_bbm_block_size(struct kunit *test)
 {
 	const unsigned long saved = bbm_block_size;
-	const unsigned long mb_size = memory_block_size_bytes();
 	struct virtio_mem *vm = test->priv;
 	const struct {
 		unsigned long param;
 		u64 bb_size;
+		unsigned long first_bb_id;	/* 64 GiB / bb_size */
 	} cases[] = {
-		{ 0, 2ULL * mb_size },			/* default */
-		{ 3ULL * mb_size, 2ULL * mb_size },	/* not a power of 2 */
-		{ mb_size, 2ULL * mb_size },		/* too small */
-		{ 2ULL * mb_size, 2ULL * mb_size },
-		{ 8ULL * mb_size, 8ULL * mb_size },
+		{ 0, SZ_256M, 256 },			/* default */
+		{ 3ULL * SZ_128M, SZ_256M, 256 },	/* not a power of 2 */
+		{ SZ_128M, SZ_256M, 256 },		/* too small */
+		{ SZ_256M, SZ_256M, 256 },
+		{ SZ_1G, SZ_1G, 64 },
 	};
 	int i;
+
+	virtio_mem_kunit_need_sizes(test);
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		virtio_mem_kunit_reset_layout(test);
 		vm->addr = 64ULL * SZ_1G;
 		vm->region_size = 64ULL * SZ_1G;
-		vm->device_block_size = 2ULL * mb_size;
+		vm->device_block_size = SZ_256M;
 		bbm_block_size = cases[i].param;
 		virtio_mem_init_layout(vm, &virtio_mem_kunit_pluggable);
 		bbm_block_size = saved;
@@ -1366,8 +1506,8 @@ static void virtio_mem_config_test_bbm_block_size(struct kunit *test)
 		KUNIT_EXPECT_FALSE(test, vm->in_sbm);
 		KUNIT_EXPECT_EQ_MSG(test, vm->bbm.bb_size, cases[i].bb_size,
 				    "bbm_block_size=0x%lx", cases[i].param);
-		KUNIT_EXPECT_EQ(test, vm->bbm.first_bb_id,
-				64ULL * SZ_1G / cases[i].bb_size);
+		KUNIT_EXPECT_EQ_MSG(test, vm->bbm.first_bb_id, cases[i].first_bb_id,
+				    "bbm_block_size=0x%lx", cases[i].param);
 	}
 }
 

@@ -10,21 +10,33 @@
 
 #include <kunit/test.h>
 
-/* Every value of enum ovl_xattr and the name it must have. */
+/*
+ * Every value of enum ovl_xattr and the names it must have, as literals:
+ * [false] without and [true] with the userxattr mount option.
+ */
 struct ovl_xattr_kunit_name {
 	enum ovl_xattr ox;
 	const char *postfix;
+	const char *name[2];
 };
 
 static const struct ovl_xattr_kunit_name ovl_xattr_kunit_names[] = {
-	{ OVL_XATTR_OPAQUE,	"opaque" },
-	{ OVL_XATTR_REDIRECT,	"redirect" },
-	{ OVL_XATTR_ORIGIN,	"origin" },
-	{ OVL_XATTR_IMPURE,	"impure" },
-	{ OVL_XATTR_NLINK,	"nlink" },
-	{ OVL_XATTR_UPPER,	"upper" },
-	{ OVL_XATTR_METACOPY,	"metacopy" },
-	{ OVL_XATTR_PROTATTR,	"protattr" },
+	{ OVL_XATTR_OPAQUE, "opaque",
+	  { "trusted.overlay.opaque", "user.overlay.opaque" } },
+	{ OVL_XATTR_REDIRECT, "redirect",
+	  { "trusted.overlay.redirect", "user.overlay.redirect" } },
+	{ OVL_XATTR_ORIGIN, "origin",
+	  { "trusted.overlay.origin", "user.overlay.origin" } },
+	{ OVL_XATTR_IMPURE, "impure",
+	  { "trusted.overlay.impure", "user.overlay.impure" } },
+	{ OVL_XATTR_NLINK, "nlink",
+	  { "trusted.overlay.nlink", "user.overlay.nlink" } },
+	{ OVL_XATTR_UPPER, "upper",
+	  { "trusted.overlay.upper", "user.overlay.upper" } },
+	{ OVL_XATTR_METACOPY, "metacopy",
+	  { "trusted.overlay.metacopy", "user.overlay.metacopy" } },
+	{ OVL_XATTR_PROTATTR, "protattr",
+	  { "trusted.overlay.protattr", "user.overlay.protattr" } },
 };
 
 static void ovl_xattr_kunit_name_desc(const struct ovl_xattr_kunit_name *n,
@@ -58,39 +70,51 @@ static int ovl_xattr_kunit_init(struct kunit *test)
 }
 
 /*
- * The table has exactly one row per enum ovl_xattr value: the list above
- * names each value once, and the table is as long as that list.
+ * ovl_xattr_table[] has the 8 rows listed above (one per enum ovl_xattr
+ * value in 6.1), and each of its rows is the row of the list with the same
+ * enum value, name for name.
  */
 static void ovl_xattr_kunit_table_size(struct kunit *test)
 {
-	unsigned int i, j, seen;
+	const struct ovl_xattr_kunit_name *n;
+	unsigned int i, j, found;
+	int ns;
 
-	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(ovl_xattr_table),
-			ARRAY_SIZE(ovl_xattr_kunit_names));
+	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(ovl_xattr_table), 8);
 
 	for (i = 0; i < ARRAY_SIZE(ovl_xattr_table); i++) {
-		seen = 0;
-		for (j = 0; j < ARRAY_SIZE(ovl_xattr_kunit_names); j++)
-			seen += ovl_xattr_kunit_names[j].ox == i;
-		KUNIT_EXPECT_EQ_MSG(test, seen, 1U, "enum ovl_xattr value %u", i);
+		found = 0;
+		for (j = 0; j < ARRAY_SIZE(ovl_xattr_kunit_names); j++) {
+			n = &ovl_xattr_kunit_names[j];
+			if (n->ox != i)
+				continue;
+			found++;
+			for (ns = 0; ns < 2; ns++) {
+				KUNIT_ASSERT_NOT_NULL_MSG(test, ovl_xattr_table[i][ns],
+							  "row %u, userxattr=%d",
+							  i, ns);
+				KUNIT_EXPECT_STREQ_MSG(test, ovl_xattr_table[i][ns],
+						       n->name[ns],
+						       "row %u, userxattr=%d",
+						       i, ns);
+			}
+		}
+		KUNIT_EXPECT_EQ_MSG(test, found, 1U, "row %u", i);
 	}
 }
 
-/* Both names of each table row are exactly "<prefix>overlay.<postfix>". */
+/* Both names of each enum ovl_xattr value are the listed ones. */
 static void ovl_xattr_kunit_table_names(struct kunit *test)
 {
 	const struct ovl_xattr_kunit_name *n = test->param_value;
-	char want[64];
 
 	KUNIT_ASSERT_LT(test, (size_t)n->ox, ARRAY_SIZE(ovl_xattr_table));
 
-	snprintf(want, sizeof(want), "trusted.overlay.%s", n->postfix);
 	KUNIT_ASSERT_NOT_NULL(test, ovl_xattr_table[n->ox][false]);
-	KUNIT_EXPECT_STREQ(test, ovl_xattr_table[n->ox][false], want);
+	KUNIT_EXPECT_STREQ(test, ovl_xattr_table[n->ox][false], n->name[false]);
 
-	snprintf(want, sizeof(want), "user.overlay.%s", n->postfix);
 	KUNIT_ASSERT_NOT_NULL(test, ovl_xattr_table[n->ox][true]);
-	KUNIT_EXPECT_STREQ(test, ovl_xattr_table[n->ox][true], want);
+	KUNIT_EXPECT_STREQ(test, ovl_xattr_table[n->ox][true], n->name[true]);
 }
 
 /* No two rows share a name, in either namespace. */
@@ -124,15 +148,13 @@ static void ovl_xattr_kunit_follows_userxattr(struct kunit *test)
 	ctx->ofs->config.userxattr = false;
 	name = ovl_xattr(ctx->ofs, n->ox);
 	KUNIT_ASSERT_NOT_NULL(test, name);
-	KUNIT_EXPECT_TRUE(test, str_has_prefix(name, "trusted.overlay."));
-	KUNIT_EXPECT_STREQ(test, name + strlen("trusted.overlay."), n->postfix);
+	KUNIT_EXPECT_STREQ(test, name, n->name[false]);
 	KUNIT_EXPECT_TRUE(test, ovl_is_private_xattr(ctx->sb, name));
 
 	ctx->ofs->config.userxattr = true;
 	name = ovl_xattr(ctx->ofs, n->ox);
 	KUNIT_ASSERT_NOT_NULL(test, name);
-	KUNIT_EXPECT_TRUE(test, str_has_prefix(name, "user.overlay."));
-	KUNIT_EXPECT_STREQ(test, name + strlen("user.overlay."), n->postfix);
+	KUNIT_EXPECT_STREQ(test, name, n->name[true]);
 	KUNIT_EXPECT_TRUE(test, ovl_is_private_xattr(ctx->sb, name));
 
 	/* A name of one namespace is not private in the other one. */
