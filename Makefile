@@ -16,7 +16,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 GATE_PY = RESULTS=$(BUILD)/results SUITES=$(SUITES) python3 scripts/gate.py
 
 .PHONY: all help deps tree test gate selftest \
-	series checkpatch buildcheck mutants bench clean-results distclean
+	series checkpatch buildcheck amcheck mutants bench clean-results distclean
 
 ## all: patched tree, then KUnit on both arches (kunit.py run) with a summary
 # (scripts/kunit.sh leaves its exit code in $(BUILD)/results/<arch>.rc, which
@@ -73,6 +73,10 @@ checkpatch: tree
 ## buildcheck: build the tree at every patch of the series (x86_64), one by one
 buildcheck: tree
 	@scripts/buildcheck.sh
+
+## amcheck: git am the series on a clean tarball tree, kunit.py run with its .kunitconfigs
+amcheck: deps
+	@scripts/amcheck.sh $(or $(ARCH),x86_64)
 
 ## mutants: apply each mutants/*.patch in turn; the gate must go red for each
 mutants: tree

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The series as a maintainer receives it: a clean tree from the tarball,
+# "git am patches/*.patch", then kunit.py as its users type it, with the
+# .kunitconfig files the series adds and nothing copied from this repository.
+#
+#   scripts/amcheck.sh [arch]        (default x86_64)
+#
+# Works in $BUILD/amcheck/ (its own tree and build dir; the gate's are not
+# touched).  The kernel config differs from the gate's, so the first build
+# is a cold one (about 14 minutes here); later runs reuse the build dir.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$REPO/build}
+TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+PATCHES=$REPO/patches
+# shellcheck source=scripts/lib.sh
+. "$REPO/scripts/lib.sh"
+arch=${1:-x86_64}
+arch_known "$arch" || { echo "amcheck: unknown arch '$arch' (known: $KGATE_ARCHES)" >&2; exit 2; }
+cross=$(arch_cross "$arch")
+[ -r "$TARBALL" ] || { echo "amcheck: $TARBALL not found; install it: apt-get install linux-source-6.1 (or run: make deps)" >&2; exit 1; }
+
+top=$BUILD/amcheck
+tree=$top/linux
+rm -rf "$tree" "$top/.x"
+mkdir -p "$top/.x"
+echo "amcheck: extracting $TARBALL"
+tar -C "$top/.x" -xf "$TARBALL"
+mv "$(find "$top/.x" -mindepth 1 -maxdepth 1 -type d | head -n 1)" "$tree"
+rmdir "$top/.x"
+git -C "$tree" init -q
+git -C "$tree" add -A -f .
+git -C "$tree" -c user.name=amcheck -c user.email=amcheck@localhost commit -q -m base
+mapfile -t series < <(series_list)
+echo "\$ git am patches/*.patch   (${#series[@]} patches)"
+(cd "$PATCHES" && git -C "$tree" -c user.name=amcheck -c user.email=amcheck@localhost \
+	am -q "${series[@]/#/$PATCHES/}")
+git -C "$tree" log --oneline | head -n $((${#series[@]} + 1))
+
+kgate_build_env
+args=(run --arch="$arch" --build_dir="$top/$arch" --jobs="$(nproc)"
+	--kunitconfig=fs/overlayfs --kunitconfig=drivers/virtio)
+[ -n "$cross" ] && args+=(--cross_compile="$cross")
+echo "\$ tools/testing/kunit/kunit.py ${args[*]}"
+cd "$tree"
+flock "$KGATE_LOCK" python3 tools/testing/kunit/kunit.py "${args[@]}"
