@@ -1641,6 +1641,27 @@ static int virtio_mem_kunit_sbm_page(struct kunit *test, struct page *page,
 }
 
 /*
+ * The memory block of @page as the workqueue finds it after an unplug
+ * request: subblocks @first_sb and up unplugged, the block MOVABLE_PARTIAL,
+ * the driver's note to retry set.  Returns the block's id.
+ */
+static unsigned long virtio_mem_kunit_sbm_retry_mb(struct kunit *test,
+						   struct page *page,
+						   int first_sb)
+{
+	struct virtio_mem *vm = test->priv;
+	unsigned long mb_id;
+
+	virtio_mem_kunit_sbm_page(test, page, &mb_id);
+	virtio_mem_sbm_set_sb_unplugged(vm, mb_id, first_sb,
+					vm->sbm.sbs_per_mb - first_sb);
+	virtio_mem_sbm_set_mb_state(vm, mb_id,
+				    VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL);
+	vm->sbm.have_unplugged_mb = true;
+	return mb_id;
+}
+
+/*
  * A memory block whose subblocks are all unplugged but that could not be
  * offlined and removed (here: a busy page of the test's keeps it from
  * going offline) is retried on every run of the workqueue: the retry
@@ -1651,13 +1672,7 @@ static void virtio_mem_unplug_test_sbm_retry_fails(struct kunit *test)
 {
 	struct virtio_mem *vm = test->priv;
 	struct page *page = virtio_mem_kunit_busy_page(test);
-	unsigned long mb_id;
-
-	virtio_mem_kunit_sbm_page(test, page, &mb_id);
-	virtio_mem_sbm_set_sb_unplugged(vm, mb_id, 0, vm->sbm.sbs_per_mb);
-	virtio_mem_sbm_set_mb_state(vm, mb_id,
-				    VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL);
-	vm->sbm.have_unplugged_mb = true;
+	unsigned long mb_id = virtio_mem_kunit_sbm_retry_mb(test, page, 0);
 
 	KUNIT_EXPECT_EQ(test, virtio_mem_cleanup_pending_mb(vm), 0);
 	KUNIT_EXPECT_TRUE(test, vm->sbm.have_unplugged_mb);
@@ -1675,14 +1690,8 @@ static void virtio_mem_unplug_test_sbm_retry_none_left(struct kunit *test)
 {
 	struct virtio_mem *vm = test->priv;
 	struct page *page = virtio_mem_kunit_busy_page(test);
-	unsigned long mb_id;
-
-	virtio_mem_kunit_sbm_page(test, page, &mb_id);
 	/* subblock 0 stays plugged */
-	virtio_mem_sbm_set_sb_unplugged(vm, mb_id, 1, vm->sbm.sbs_per_mb - 1);
-	virtio_mem_sbm_set_mb_state(vm, mb_id,
-				    VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL);
-	vm->sbm.have_unplugged_mb = true;
+	unsigned long mb_id = virtio_mem_kunit_sbm_retry_mb(test, page, 1);
 
 	KUNIT_EXPECT_EQ(test, virtio_mem_cleanup_pending_mb(vm), 0);
 	KUNIT_EXPECT_FALSE(test, vm->sbm.have_unplugged_mb);
