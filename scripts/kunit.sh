@@ -103,8 +103,10 @@ else
 	t0=$(date +%s)
 	if ! flock "$lock" python3 tools/testing/kunit/kunit.py build "${common[@]}" \
 		--jobs="$JOBS" "${build_args[@]}" >>"$results/$arch.log" 2>&1; then
-		grep -E 'error|Error|ERROR' "$results/$arch.log" | head -n 20 >&2
-		echo "kunit: $arch build failed; see $results/$arch.log" >&2
+		grep -E 'error|Error|ERROR' "$results/$arch.log" | head -n 20 >&2 || true
+		# In the log too: scripts/mutants.sh tells "does not build" from
+		# "red" by this line.
+		echo "kunit: $arch build failed; see $results/$arch.log" | tee -a "$results/$arch.log" >&2
 		exit 1
 	fi
 	echo "$key" >"$bdir/.kgate-built"

@@ -64,7 +64,7 @@ for m in "${files[@]}"; do
 	applied=$m
 	rm -f "$results/$arch.json" "$results/$arch.rc" "$results"/e2e-*-"$arch".json "$results/verdict.json"
 	"$REPO/scripts/kunit.sh" "$arch" >/dev/null 2>&1      # writes $arch.{json,rc,log}
-	if [ ! -s "$results/$arch.json" ] && grep -q 'build failed\|Error' "$results/$arch.log"; then
+	if grep -q "^kunit: $arch build failed" "$results/$arch.log"; then
 		restore
 		echo "BROKEN   $name: the kernel does not build with it"; broken=$((broken + 1)); continue
 	fi

@@ -129,6 +129,23 @@ class ExitCodeFile(TempDirTest):
         with open(os.path.join(build, 'results', 'x86_64.rc'), encoding='utf-8') as f:
             self.assertEqual(f.read(), '1\n')
 
+    def test_kunit_sh_logs_a_failed_build(self) -> None:
+        """A build that fails says so in <arch>.log, the line scripts/mutants.sh
+        reads to call a mutant broken rather than killed (a failed build
+        prints no "Error" when, e.g., the linker fails)."""
+        build, tree = self.path('build'), self.path('tree')
+        os.makedirs(os.path.join(tree, 'tools', 'testing', 'kunit'))
+        with open(os.path.join(tree, 'tools', 'testing', 'kunit', 'kunit.py'), 'w',
+                  encoding='utf-8') as f:
+            f.write('import sys\nprint("ld: something went wrong")\nsys.exit(1)\n')
+        p = run([os.path.join(REPO, 'scripts', 'kunit.sh'), 'x86_64'],
+                env={'BUILD': build, 'TREE': tree, 'KGATE_LOCK': self.path('lock')})
+        self.assertEqual(p.returncode, 1, p.stdout)
+        with open(os.path.join(build, 'results', 'x86_64.log'), encoding='utf-8') as f:
+            log = f.read().splitlines()
+        self.assertIn('kunit: x86_64 build failed; see '
+                      + os.path.join(build, 'results', 'x86_64.log'), log)
+
     def test_kunit_sh_is_the_one_writer(self) -> None:
         """No other script or make rule writes an .rc file."""
         files = ['Makefile'] + [os.path.join('scripts', f) for f in os.listdir(
