@@ -26,9 +26,10 @@ fi
 
 # Test files edited in kunit/ (laid over the tree by scripts/tree.sh): fold
 # each hunk into the commit whose lines it changes.
+touch "$LIST"
 mapfile -t edited < <(while read -r f; do
 	[ -n "$f" ] && is_overlay "$f" && ! same_as_head "$f" && echo "$f"
-done <"$LIST" 2>/dev/null)
+done <"$LIST")
 for f in "${edited[@]}"; do
 	git_t cat-file -e "HEAD:$f" 2>/dev/null ||
 		die "kunit/$f is not in the series yet: add it in $TREE with the patch that builds it (git add $f; git commit --fixup=<commit>; git rebase -i --autosquash base), then make series"

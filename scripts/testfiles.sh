@@ -26,8 +26,9 @@ user_edits() {
 }
 overlay_to_index() {
 	local f
+	[ -f "$LIST" ] || return 0
 	while read -r f; do
 		[ -n "$f" ] && is_overlay "$f" && git_t cat-file -e "HEAD:$f" 2>/dev/null &&
 			git_t add -f -- "$f"
-	done <"$LIST" 2>/dev/null || true
+	done <"$LIST" || true
 }
