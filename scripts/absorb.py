@@ -145,13 +145,16 @@ def main(argv: list[str]) -> int:
         if p.returncode:
             git(tree, 'rebase', '--abort', check=False)
             raise AbsorbError(f'the rebase stopped:\n{p.stdout}{p.stderr}')
-        # The result must be exactly the work tree the user had.
+        # The result must be exactly the edit the user made.
         for path in files:
-            if git(tree, 'diff', '--stat', 'HEAD', '--', path).strip():
-                raise AbsorbError(f'{path}: after the rebase HEAD still differs from the work tree')
+            if git(tree, 'show', f'HEAD:{path}') != ''.join(contents[path][1]):
+                raise AbsorbError(f'{path}: after the rebase HEAD differs from the edit')
     except (AbsorbError, subprocess.CalledProcessError) as err:
         git(tree, 'reset', '-q', '--soft', head, check=False)
         git(tree, 'reset', '-q', check=False)
+        for path in files:      # the work tree keeps the edit, whatever happened
+            with open(os.path.join(tree, path), 'w', encoding='utf-8') as f:
+                f.write(''.join(contents[path][1]))
         print(f'absorb: {err}', file=sys.stderr)
         print(f'absorb: HEAD is back at {head[:12]}, the edits are still in the work tree; '
               'commit them in the tree by hand (git commit --fixup=<commit>; '

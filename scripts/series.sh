@@ -24,9 +24,25 @@ if [ -n "$(user_edits)" ]; then
 	die "$TREE has uncommitted edits (above): commit them first"
 fi
 
-# Test files edited in kunit/ (laid over the tree by scripts/tree.sh): fold
-# each hunk into the commit whose lines it changes.
+# kunit/ edits made since the last "make tree" are laid over the tree first
+# (as scripts/tree.sh does), unless the tree's copy was edited too.
 touch "$LIST"
+while read -r f; do
+	[ -n "$f" ] || continue
+	cmp -s "$REPO/kunit/$f" "$SHADOW/$f" && continue
+	if [ -f "$TREE/$f" ] && ! cmp -s "$TREE/$f" "$SHADOW/$f" && ! same_as_head "$f" &&
+		! cmp -s "$TREE/$f" "$REPO/kunit/$f"; then
+		die "kunit/$f and $TREE/$f were both edited; keep one (copy it over the other), then make series"
+	fi
+	mkdir -p "$(dirname "$TREE/$f")" "$(dirname "$SHADOW/$f")"
+	cp "$REPO/kunit/$f" "$TREE/$f"
+	cp "$REPO/kunit/$f" "$SHADOW/$f"
+	echo "series: laid kunit/$f over the tree"
+done < <(kunit_files)
+kunit_files | LC_ALL=C sort -u -o "$LIST" - "$LIST"
+
+# Test files edited in kunit/ (laid over the tree): fold each hunk into the
+# commit whose lines it changes.
 mapfile -t edited < <(while read -r f; do
 	[ -n "$f" ] && is_overlay "$f" && ! same_as_head "$f" && echo "$f"
 done <"$LIST")
@@ -70,6 +86,7 @@ while read -r f; do
 	cp "$REPO/kunit/$f" "$SHADOW/$f"
 	grep -qxF -- "$f" "$LIST" 2>/dev/null || echo "$f" >>"$LIST"
 done < <(series_test_files)
+LC_ALL=C sort -u -o "$LIST" "$LIST"
 
 # Mark the tree as in sync (the same key scripts/tree.sh computes).
 mapfile -t series < <(series_list)

@@ -32,3 +32,12 @@ overlay_to_index() {
 			git_t add -f -- "$f"
 	done <"$LIST" || true
 }
+# Keep a test file edited in the tree (not committed) before it is
+# overwritten: <file>.local, or <file>.local.N when that exists.
+keep_local() {
+	local dst=$TREE/$1 keep n=1
+	keep=$dst.local
+	while [ -e "$keep" ]; do keep=$dst.local.$n; n=$((n + 1)); done
+	cp "$dst" "$keep"
+	echo "tree: warning: $1 was edited in the tree; kept as ${keep#"$TREE"/}; edit kunit/$1 instead (or commit it there and run make series)" >&2
+}

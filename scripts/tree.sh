@@ -161,8 +161,7 @@ for f in "${now[@]}"; do
 	if ! cmp -s "$REPO/kunit/$f" "$dst"; then
 		if [ -f "$dst" ] && ! cmp -s "$dst" "$shadow" && ! same_as_head "$f"; then
 			# Edited in the tree instead of in kunit/: keep the edit.
-			cp "$dst" "$dst.local"
-			echo "tree: warning: $f was edited in the tree; kept as $f.local, edit kunit/$f instead (or commit it there and run make series)" >&2
+			keep_local "$f"
 		fi
 		mkdir -p "$(dirname "$dst")"
 		cp "$REPO/kunit/$f" "$dst"
@@ -173,8 +172,10 @@ for f in "${now[@]}"; do
 done
 # Files dropped from kunit/ since the last run: back to the series' version.
 # (An empty kunit/ gives an empty list: no blank line.)
-comm -23 <(sed '/^$/d' "$LIST" 2>/dev/null) <(printf '%s\n' "${now[@]}" | sed '/^$/d') |
+LC_ALL=C comm -23 <(sed '/^$/d' "$LIST" 2>/dev/null | LC_ALL=C sort -u) \
+	<(printf '%s\n' "${now[@]}" | sed '/^$/d') |
 while read -r f; do
+	[ -f "$TREE/$f" ] && ! is_overlay "$f" && ! same_as_head "$f" && keep_local "$f"
 	if git_t cat-file -e "HEAD:$f" 2>/dev/null; then
 		git_t checkout -q HEAD -- "$f"
 		say "restored $f from the series (gone from kunit/)"
