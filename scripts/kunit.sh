@@ -68,12 +68,11 @@ inputs_key() {
 	} 2>/dev/null | sha1sum | cut -d' ' -f1
 }
 # The test sources: the series' KUnit files and kunit/'s (scripts/tree.sh).
+git_t() { git -C "$TREE" "$@"; }
+# shellcheck source=scripts/testfiles.sh
+. "$REPO/scripts/testfiles.sh"
 test_files() {
-	{
-		git -C "$TREE" diff --name-only --diff-filter=A base HEAD |
-			grep -E '(_kunit\.c|(^|/)\.kunitconfig)$'
-		cat "$TREE/.git/kgate-kunit-files"
-	} 2>/dev/null | sort -u
+	{ series_test_files; cat "$LIST"; } 2>/dev/null | sort -u
 }
 # The same without the test sources: what the end-to-end runs depend on
 # (they boot with kunit.enable=0, so the KUnit suites never run there).
