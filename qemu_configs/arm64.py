@@ -12,4 +12,7 @@ CONFIG_PCI_HOST_GENERIC=y''',
 			   qemu_arch='aarch64',
 			   kernel_path='arch/arm64/boot/Image.gz',
 			   kernel_command_line='console=ttyAMA0 panic_on_warn=1 panic=-1',
-			   extra_qemu_params=['-machine', 'virt', '-cpu', 'cortex-a57'])
+			   # Two CPUs (multi-threaded TCG): KUnit and every
+			   # end-to-end boot run with more than one thing at a time.
+			   extra_qemu_params=['-machine', 'virt', '-cpu', 'cortex-a57',
+					      '-smp', '2'])

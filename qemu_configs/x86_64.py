@@ -9,5 +9,7 @@ CONFIG_SERIAL_8250_CONSOLE=y''',
 			   kernel_path='arch/x86/boot/bzImage',
 			   kernel_command_line='console=ttyS0 panic_on_warn=1 panic=-1',
 			   # qboot is faster than SeaBIOS; Debian's qemu-system-x86
-			   # ships it.
-			   extra_qemu_params=['-bios', 'qboot.rom'])
+			   # ships it.  Two CPUs (multi-threaded TCG): KUnit and
+			   # every end-to-end boot run with more than one thing at
+			   # a time.
+			   extra_qemu_params=['-bios', 'qboot.rom', '-smp', '2'])

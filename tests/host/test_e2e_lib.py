@@ -221,13 +221,13 @@ class Arches(TempDirTest):
     def test_x86_64(self) -> None:
         a = arches.get('x86_64')
         self.assertEqual((a.qemu, a.machine_args, a.console_args, a.kernel_rel), (
-            'qemu-system-x86_64', ['-bios', 'qboot.rom'], 'console=ttyS0 panic_on_warn=1 panic=-1',
+            'qemu-system-x86_64', ['-bios', 'qboot.rom', '-smp', '2'], 'console=ttyS0 panic_on_warn=1 panic=-1',
             'x86_64/arch/x86/boot/bzImage'))
 
     def test_arm64(self) -> None:
         a = arches.get('arm64')
         self.assertEqual((a.qemu, a.machine_args, a.console_args, a.kernel_rel), (
-            'qemu-system-aarch64', ['-machine', 'virt', '-cpu', 'cortex-a57'],
+            'qemu-system-aarch64', ['-machine', 'virt', '-cpu', 'cortex-a57', '-smp', '2'],
             'console=ttyAMA0 panic_on_warn=1 panic=-1', 'arm64/arch/arm64/boot/Image.gz'))
 
     def test_unknown(self) -> None:
@@ -257,13 +257,25 @@ class Arches(TempDirTest):
                                   qemu_args=qemu.disk_args('/d.img', 1))
         self.assertEqual(argv, [
             '/usr/bin/qemu-system-aarch64', '-machine', 'virt', '-cpu', 'cortex-a57',
-            '-nodefaults', '-display', 'none', '-m', '1G', '-smp', '1',
+            '-smp', '2', '-nodefaults', '-display', 'none', '-m', '1G',
             '-kernel', '/Image.gz', '-initrd', '/i.cpio.gz', '-append',
             'console=ttyAMA0 panic_on_warn=1 panic=-1 kunit.enable=0 panic=-1 oops=panic E2E_EPOCH=1700000000 '
             'foo=1 -- /tests/t a',
             '-serial', 'stdio', '-monitor', 'none', '-no-reboot',
             '-drive', 'file=/d.img,if=none,format=raw,id=e2edisk1',
             '-device', 'virtio-blk-pci,drive=e2edisk1'])
+
+    def test_qemu_argv_smp(self) -> None:
+        # two CPUs from qemu_configs/, unless a run asks for another count:
+        # then exactly one -smp, the run's
+        with mock.patch.object(qemu, 'need_tool', lambda tool: '/usr/bin/' + tool):
+            two = qemu.qemu_argv('x86_64', '/i', kernel='/k')
+            one = qemu.qemu_argv('x86_64', '/i', kernel='/k', smp=1)
+        self.assertEqual(two[1:5], ['-bios', 'qboot.rom', '-smp', '2'])
+        self.assertEqual(one[1:5], ['-bios', 'qboot.rom', '-smp', '1'])
+        self.assertEqual(one.count('-smp'), 1)
+        self.assertEqual(qemu.without_option(['-a', '1', '-smp', '2', '-b'], '-smp'),
+                         ['-a', '1', '-b'])
 
     def test_kernel_image(self) -> None:
         with mock.patch.object(paths, 'BUILD', self.tmp):

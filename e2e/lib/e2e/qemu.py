@@ -66,12 +66,27 @@ def disk_args(path: str, index: int = 0, fmt: str = 'raw') -> list[str]:
             '-device', f'virtio-blk-pci,drive=e2edisk{index}']
 
 
+def without_option(argv: Sequence[str], option: str) -> list[str]:
+    """argv without every "option value" pair."""
+    out: list[str] = []
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == option:
+            skip = True
+        else:
+            out.append(a)
+    return out
+
+
 def qemu_argv(arch: str, initrd: str, kernel: Optional[str] = None,
-              mem: str = '512M', smp: int = 1, cmdline: str = '',
+              mem: str = '512M', smp: Optional[int] = None, cmdline: str = '',
               init_args: Sequence[str] = (), qemu_args: Sequence[str] = ()) -> list[str]:
     """The QEMU command line for one e2e boot of arch.
 
-    The machine, console and kernel come from qemu_configs/<arch>.py.
+    The machine, console and kernel come from qemu_configs/<arch>.py, and
+    so does the number of CPUs (its "-smp"), unless smp is given.
     cmdline: extra kernel parameters; init_args: init's argv after "--"
     (the program to run and its arguments); qemu_args: extra QEMU arguments
     (disks, devices, "-qmp unix:...,server=on,wait=off", ...).
@@ -86,8 +101,11 @@ def qemu_argv(arch: str, initrd: str, kernel: Optional[str] = None,
               f'oops=panic E2E_EPOCH={int(time.time())} {cmdline}').strip()
     if init_args:
         append += ' -- ' + ' '.join(init_args)
-    return [qemu, *info.machine_args, '-nodefaults', '-display', 'none',
-            '-m', str(mem), '-smp', str(smp),
+    machine = info.machine_args
+    if smp is not None:
+        machine = without_option(machine, '-smp') + ['-smp', str(smp)]
+    return [qemu, *machine, '-nodefaults', '-display', 'none',
+            '-m', str(mem),
             '-kernel', kernel, '-initrd', initrd, '-append', append,
             '-serial', 'stdio', '-monitor', 'none', '-no-reboot',
             *qemu_args]
@@ -103,7 +121,8 @@ class Qemu:
     """
 
     def __init__(self, arch: str, initrd: str, log: str, append_log: bool = False,
-                 *, kernel: Optional[str] = None, mem: str = '512M', smp: int = 1,
+                 *, kernel: Optional[str] = None, mem: str = '512M',
+                 smp: Optional[int] = None,
                  cmdline: str = '', init_args: Sequence[str] = (),
                  qemu_args: Sequence[str] = ()) -> None:
         self.arch = arch
