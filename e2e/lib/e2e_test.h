@@ -239,6 +239,92 @@ static void e2e_as_user_at(const char *file, int line, uid_t uid, gid_t gid,
 #define e2e_as_user(uid, gid, flags, fn, arg) \
 	e2e_as_user_at(__FILE__, __LINE__, uid, gid, flags, fn, arg)
 
+/* ---- several things at once ---------------------------------------------- */
+
+/* How many CPUs are online (the gate boots two: qemu_configs/). */
+static int e2e_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (int)n : 1;
+}
+
+#define E2E_MAX_WORKERS 16
+
+/*
+ * Run fn(i, arg) for i = 0..n-1 at the same time, each in a child of its
+ * own (same uid and namespaces as the caller), worker i pinned to CPU
+ * i % e2e_cpus(); all of them start together (they wait on a pipe that is
+ * closed once every one is forked).  Waits for all.  A failing check in a
+ * worker fails the test with its reason; a worker killed by a signal too.
+ */
+static void e2e_parallel_at(const char *file, int line, int n,
+			    void (*fn)(int, void *), void *arg)
+{
+	pid_t pids[E2E_MAX_WORKERS];
+	int gate[2], code = 0, sig = 0, who = -1, cpus = e2e_cpus();
+
+	if (n < 1 || n > E2E_MAX_WORKERS)
+		e2e_fail_at(file, line, "%d workers", n);
+	if (pipe(gate))
+		e2e_fail_at(file, line, "pipe: %s", strerrorname_np(errno));
+	fflush(NULL);
+	for (int i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			e2e_fail_at(file, line, "fork: %s", strerrorname_np(errno));
+		if (pids[i] == 0) {
+			cpu_set_t set;
+			char c;
+
+			close(gate[1]);
+			CPU_ZERO(&set);
+			CPU_SET(i % cpus, &set);
+			if (sched_setaffinity(0, sizeof(set), &set))
+				e2e_fail_at(file, line, "worker %d: sched_setaffinity: %s",
+					    i, strerrorname_np(errno));
+			while (read(gate[0], &c, 1) < 0 && errno == EINTR)
+				;
+			close(gate[0]);
+			fn(i, arg);
+			fflush(NULL);
+			_exit(0);
+		}
+	}
+	close(gate[0]);
+	close(gate[1]);		/* go */
+	for (int i = 0; i < n; i++) {
+		int status;
+
+		while (waitpid(pids[i], &status, 0) < 0)
+			if (errno != EINTR)
+				e2e_fail_at(file, line, "waitpid: %s",
+					    strerrorname_np(errno));
+		if (WIFEXITED(status) && WEXITSTATUS(status) && !code && !sig) {
+			code = WEXITSTATUS(status);
+			who = i;
+		} else if (WIFSIGNALED(status) && !code && !sig) {
+			sig = WTERMSIG(status);
+			who = i;
+		}
+	}
+	if (code)
+		_exit(code);	/* the worker said why */
+	if (sig)
+		e2e_fail_at(file, line, "worker %d killed by signal %d", who, sig);
+}
+
+#define e2e_parallel(n, fn, arg) e2e_parallel_at(__FILE__, __LINE__, n, fn, arg)
+
+/* Seconds since some fixed point (CLOCK_MONOTONIC). */
+static double e2e_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /* ---- small helpers -------------------------------------------------------- */
 
 static void e2e_put_file(const char *path, const char *content, mode_t mode)

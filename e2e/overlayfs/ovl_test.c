@@ -956,6 +956,275 @@ static void t_open_by_handle_eperm(void)
 	e2e_as_user(USER, USER, E2E_USERNS, s7_handle, NULL);
 }
 
+/* ==== 8. several processes at once ========================================= */
+/*
+ * Bounded races, each checking a result: the guest has two CPUs and the
+ * workers are pinned to different ones (e2e_parallel()).  Each scenario
+ * runs as root on a plain overlay and as USER in a user namespace on a
+ * userxattr overlay.
+ */
+
+static struct ovl s8;
+static int s8_userns;		/* the userxattr variant runs */
+
+#define RACE_WORKERS	4
+#define RACE_FILES	12
+#define RACE_LEN	(256 * 1024)
+#define RACE_OWNER	1234	/* the lower files' owner (root variant) */
+
+/* Two or more CPUs, or the scenario races nothing. */
+static void need_cpus(void)
+{
+	E2E_ASSERT(e2e_cpus() >= 2, "%d CPU online: the gate boots two "
+		   "(qemu_configs/, CONFIG_SMP=y in kunitconfig)", e2e_cpus());
+}
+
+/* ---- copy-up of one lower file by four processes at once ---- */
+
+static void s8_copy_up_worker(int i, void *arg)
+{
+	const char *path = P("%s/f%02d", s8.merged, *(int *)arg);
+	char c = 'A' + i;
+	int fd;
+
+	/* opening for writing copies the file up (one copy for everyone) */
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	E2E_ASSERT(fd >= 0, "worker %d: open %s for writing: %s", i, path,
+		   strerrorname_np(errno));
+	E2E_ASSERT(pwrite(fd, &c, 1, i * 4096) == 1, "worker %d: pwrite: %s",
+		   i, strerrorname_np(errno));
+	E2E_OK(close(fd));
+}
+
+/* The merged file holds the lower data with every worker's byte. */
+static void s8_check_file(int f)
+{
+	const char *mpath = P("%s/f%02d", s8.merged, f);
+	const char *lpath = P("%s/f%02d", s8.lower, f);
+	static char want[RACE_LEN + 1], got[RACE_LEN + 1];
+	ssize_t n;
+
+	n = e2e_get_file(lpath, want, sizeof(want));
+	E2E_ASSERT(n == RACE_LEN, "lower f%02d: %zd bytes", f, n);
+	for (int i = 0; i < RACE_WORKERS; i++)
+		want[i * 4096] = 'A' + i;
+	n = e2e_get_file(mpath, got, sizeof(got));
+	E2E_ASSERT(n == RACE_LEN, "merged f%02d: %zd bytes (%s)", f, n,
+		   n < 0 ? strerrorname_np(errno) : "-");
+	for (int i = 0; i < RACE_WORKERS; i++)
+		E2E_ASSERT(got[i * 4096] == 'A' + i, "f%02d: byte %d is '%c', "
+			   "worker %d wrote '%c': its write went to a copy the "
+			   "file no longer is", f, i * 4096, got[i * 4096], i,
+			   'A' + i);
+	E2E_ASSERT(!memcmp(got, want, RACE_LEN), "f%02d: data differs from "
+		   "lower + the workers' bytes", f);
+}
+
+static void s8_copy_up(void *arg)
+{
+	DIR *d;
+	struct dirent *de;
+	int left = 0;
+
+	(void)arg;
+	need_cpus();
+	MOUNT_OK(&s8, s8_userns ? "userxattr" : NULL);
+	for (int f = 0; f < RACE_FILES; f++) {
+		e2e_parallel(RACE_WORKERS, s8_copy_up_worker, &f);
+		s8_check_file(f);
+	}
+	E2E_OK(umount(s8.merged));
+	/* no copy-up left a temporary file behind */
+	d = opendir(P("%s/work", s8.work));
+	E2E_ASSERT(d, "opendir work/work: %s", strerrorname_np(errno));
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			e2e_diag("left in work/work: %s", de->d_name), left++;
+	closedir(d);
+	E2E_ASSERT(!left, "%d entries left in work/work", left);
+}
+
+static void race_copy_up(int userns)
+{
+	uid_t owner = userns ? USER : RACE_OWNER;
+	struct stat st;
+
+	s8_userns = userns;
+	layers(&s8, userns ? DISK "/s8u" : DISK "/s8", 0);
+	for (int f = 0; f < RACE_FILES; f++) {
+		const char *lp = P("%s/f%02d", s8.lower, f);
+
+		put_random(lp, RACE_LEN, 100 + f);
+		E2E_OK(chown(lp, owner, owner));
+		/* the owner may write (USER in its namespace is root anyway) */
+		E2E_OK(chmod(lp, 0664));
+	}
+	if (userns)
+		e2e_as_user(USER, USER, E2E_USERNS, s8_copy_up, NULL);
+	else
+		s8_copy_up(NULL);
+	/* one upper file each, the lower file's owner and mode, lower intact */
+	for (int f = 0; f < RACE_FILES; f++) {
+		E2E_OK(lstat(P("%s/f%02d", s8.upper, f), &st));
+		E2E_ASSERT(S_ISREG(st.st_mode) && st.st_size == RACE_LEN &&
+			   st.st_uid == owner && st.st_gid == owner &&
+			   (st.st_mode & 07777) == 0664, "upper f%02d: mode %o "
+			   "size %lld owner %u:%u, expected 100664 %d %u:%u", f,
+			   st.st_mode, (long long)st.st_size, st.st_uid,
+			   st.st_gid, RACE_LEN, owner, owner);
+		E2E_OK(lstat(P("%s/f%02d", s8.lower, f), &st));
+		E2E_ASSERT(st.st_size == RACE_LEN, "lower f%02d changed", f);
+	}
+}
+
+static void t_race_copy_up(void)
+{
+	race_copy_up(0);
+}
+
+static void t_race_copy_up_userns(void)
+{
+	race_copy_up(1);
+}
+
+/* ---- rename/unlink/create in a merged directory while others read it ---- */
+
+#define RACE_STABLE	40	/* s000..: lower files nobody touches */
+#define RACE_CHURN	40	/* c000..: renamed, removed, created again */
+#define RACE_SECONDS	4
+
+static double s8_deadline;
+
+/* Workers 0 and 1 churn half of c000.. each; 2 lists the directory; 3
+ * reads the stable files. */
+static void s8_dir_worker(int w, void *arg)
+{
+	unsigned long loops = 0;
+	char buf[64], dir[320];
+
+	(void)arg;
+	snprintf(dir, sizeof(dir), "%s/d", s8.merged);	/* P() rotates */
+	while (e2e_now() < s8_deadline || !loops) {
+		if (w < 2) {
+			for (int i = w; i < RACE_CHURN; i += 2) {
+				const char *c = P("%s/c%03d", dir, i);
+				const char *m = P("%s/m%03d", dir, i);
+
+				E2E_OK(rename(c, m));
+				E2E_OK(rename(m, c));
+				if (loops & 1) {
+					E2E_OK(unlink(c));
+					e2e_put_file(c, P("new c%03d", i), 0644);
+				}
+			}
+		} else if (w == 2) {
+			unsigned char seen[2][RACE_STABLE + RACE_CHURN] = { { 0 } };
+			DIR *d = opendir(dir);
+			struct dirent *de;
+
+			E2E_ASSERT(d, "opendir: %s", strerrorname_np(errno));
+			while ((de = readdir(d))) {
+				char k;
+				int i, end;
+
+				if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+					continue;
+				E2E_ASSERT(sscanf(de->d_name, "%c%3d%n", &k, &i, &end) == 2 &&
+					   !de->d_name[end] && strchr("scm", k) &&
+					   i >= 0 && i < (k == 's' ? RACE_STABLE : RACE_CHURN),
+					   "readdir: unexpected entry '%s'", de->d_name);
+				E2E_ASSERT(de->d_type == DT_REG || de->d_type == DT_UNKNOWN,
+					   "readdir: %s has type %d (a whiteout?)",
+					   de->d_name, de->d_type);
+				if (k == 'm')
+					continue;	/* c and m of one file may both show */
+				E2E_ASSERT(!seen[k == 'c'][i]++, "readdir: %s twice",
+					   de->d_name);
+			}
+			closedir(d);
+			for (int i = 0; i < RACE_STABLE; i++)
+				E2E_ASSERT(seen[0][i], "readdir: s%03d missing "
+					   "(nobody touched it)", i);
+		} else {
+			for (int i = 0; i < RACE_STABLE; i++) {
+				const char *sp = P("%s/s%03d", dir, i);
+
+				E2E_ASSERT(e2e_get_file(sp, buf, sizeof(buf)) >= 0,
+					   "read %s: %s", sp, strerrorname_np(errno));
+				E2E_ASSERT(!strcmp(buf, P("lower s%03d", i)),
+					   "%s holds '%s'", sp, buf);
+			}
+		}
+		loops++;
+	}
+	e2e_diag("worker %d: %lu rounds in %d s", w, loops, RACE_SECONDS);
+}
+
+/* The directory as the churn left it: s000.. and c000.., nothing else. */
+static void s8_check_dir(const char *when)
+{
+	struct dirent *de;
+	char dir[320];
+	int n = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/d", s8.merged);	/* P() rotates */
+	d = opendir(dir);
+	E2E_ASSERT(d, "opendir %s: %s", dir, strerrorname_np(errno));
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(d);
+	E2E_ASSERT(n == RACE_STABLE + RACE_CHURN, "%s: %d entries, expected %d",
+		   when, n, RACE_STABLE + RACE_CHURN);
+	for (int i = 0; i < RACE_STABLE; i++)
+		EXPECT_CONTENT(P("%s/s%03d", dir, i), P("lower s%03d", i));
+	for (int i = 0; i < RACE_CHURN; i++)
+		EXPECT_CONTENT(P("%s/c%03d", dir, i), P("new c%03d", i));
+}
+
+static void s8_dir(void *arg)
+{
+	(void)arg;
+	need_cpus();
+	MOUNT_OK(&s8, s8_userns ? "userxattr" : NULL);
+	s8_deadline = e2e_now() + RACE_SECONDS;
+	e2e_parallel(4, s8_dir_worker, NULL);
+	/* an odd last round leaves lower's c files renamed back: rewrite */
+	for (int i = 0; i < RACE_CHURN; i++)
+		e2e_put_file(P("%s/d/c%03d", s8.merged, i), P("new c%03d", i), 0644);
+	s8_check_dir("after the race");
+	E2E_OK(umount(s8.merged));
+	MOUNT_OK(&s8, s8_userns ? "userxattr" : NULL);
+	s8_check_dir("after a remount");
+	E2E_OK(umount(s8.merged));
+}
+
+static void race_dir(int userns)
+{
+	s8_userns = userns;
+	layers(&s8, userns ? DISK "/s8du" : DISK "/s8d", 0);
+	mkdir_own(P("%s/d", s8.lower), 0755, 0);
+	for (int i = 0; i < RACE_STABLE; i++)
+		put(P("%s/d/s%03d", s8.lower, i), P("lower s%03d", i), 0);
+	for (int i = 0; i < RACE_CHURN; i++)
+		put(P("%s/d/c%03d", s8.lower, i), P("lower c%03d", i), 0);
+	if (userns)
+		e2e_as_user(USER, USER, E2E_USERNS, s8_dir, NULL);
+	else
+		s8_dir(NULL);
+}
+
+static void t_race_dir(void)
+{
+	race_dir(0);
+}
+
+static void t_race_dir_userns(void)
+{
+	race_dir(1);
+}
+
 /* ========================================================================= */
 
 static const struct e2e_test tests[] = {
@@ -972,6 +1241,10 @@ static const struct e2e_test tests[] = {
 	{ "ns_file_caps", t_ns_file_caps },
 	{ "crafted_xattrs", t_crafted_xattrs },
 	{ "open_by_handle_eperm", t_open_by_handle_eperm },
+	{ "race_copy_up", t_race_copy_up },
+	{ "race_copy_up_userns", t_race_copy_up_userns },
+	{ "race_dir", t_race_dir },
+	{ "race_dir_userns", t_race_dir_userns },
 };
 
 int main(int argc, char **argv)

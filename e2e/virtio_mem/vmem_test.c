@@ -1122,6 +1122,254 @@ static void t_sbm_offline_error(void)
 	expect_idle("end");
 }
 
+/*
+ * Several things at once (the guest has two CPUs; e2e_parallel() pins the
+ * workers to different ones), for RACE_SECONDS:
+ *   worker 0: requests from QEMU ("request": answered at once) of random
+ *             sizes on both devices, 0..300 ms apart, so that many change
+ *             while the driver still plugs or unplugs for the last one;
+ *   worker 1: offlines a random online memory block of the devices through
+ *             sysfs and onlines it again (ZONE_MOVABLE); the driver may
+ *             unplug and remove an offline block meanwhile (ENOENT,
+ *             ENODEV) or deny onlining one it is removing (EPERM);
+ *   worker 2: maps 32 MiB, fills it, checks every word, unmaps.
+ * Then every memory block back online (a denied one must be gone within
+ * 10 s) and a last request per device that
+ * none of the random ones was (so the driver acts on it at once, not on
+ * its retry timer): QEMU's size reaches it, MemTotal is the baseline plus
+ * both sizes, the blocks of both regions are online and Movable, as many
+ * as the sizes need (BBM: exactly); then 0, and the baseline again.  The
+ * seed is printed: "race_resize: seed N".
+ */
+#define RACE_SECONDS	20
+#define RACE_SEED	20261203u
+#define RACE_ALLOC	(32 * MiB)
+
+static double race_deadline;
+
+static unsigned int race_rand(unsigned int *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+/* The numbers of d's memory blocks in state want ("online", "offline"). */
+static int blocks_in(const struct vdev *d, const char *want, long *ids, int max)
+{
+	DIR *dir = opendir("/sys/devices/system/memory");
+	struct dirent *e;
+	char p[320], st[64];
+	int n = 0;
+
+	E2E_ASSERT(dir, "opendir /sys/devices/system/memory: %s",
+		   strerrorname_np(errno));
+	while ((e = readdir(dir)) && n < max) {
+		long id;
+		uint64_t start;
+
+		if (strncmp(e->d_name, "memory", 6) || !isdigit(e->d_name[6]))
+			continue;
+		id = strtol(e->d_name + 6, NULL, 10);
+		start = id * mb_size;
+		if (start < d->addr || start >= d->addr + d->max)
+			continue;
+		snprintf(p, sizeof(p), "/sys/devices/system/memory/%s/state",
+			 e->d_name);
+		if (e2e_get_file(p, st, sizeof(st)) < 0)
+			continue;	/* removed meanwhile */
+		if (!strncmp(st, want, strlen(want)) && st[strlen(want)] == '\n')
+			ids[n++] = id;
+	}
+	closedir(dir);
+	return n;
+}
+
+/* Write state to memory block id: 0 or the errno.  ENOENT or ENODEV: the
+ * block is gone (removed before the open, or between open and write). */
+static int block_set(long id, const char *state)
+{
+	char p[96];
+	int fd, rc = 0;
+
+	snprintf(p, sizeof(p), "/sys/devices/system/memory/memory%ld/state", id);
+	fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (write(fd, state, strlen(state)) < 0)
+		rc = errno;
+	close(fd);
+	return rc;
+}
+
+static void race_requests(unsigned int *x)
+{
+	unsigned long n = 0;
+	char ans[300];
+
+	while (e2e_now() < race_deadline) {
+		int dev = race_rand(x) % 2;
+		/* SBM: 0..1920M in 128M; BBM: 0..3G in 1G */
+		uint64_t bytes = dev ? (race_rand(x) % 4) * GiB :
+				       (race_rand(x) % 16) * 128 * MiB;
+
+		host(ans, sizeof(ans), 30, "request %s %" PRIu64, devs[dev].id,
+		     bytes);
+		E2E_ASSERT(!strcmp(ans, "ok"), "request %s %" PRIu64 ": host: %s",
+			   devs[dev].id, bytes, ans);
+		n++;
+		usleep(race_rand(x) % 300000);
+	}
+	e2e_diag("race_resize: %lu requests", n);
+}
+
+static void race_onoff(unsigned int *x)
+{
+	unsigned long off = 0, on = 0, busy = 0, gone = 0, denied = 0;
+	long ids[64];
+
+	while (e2e_now() < race_deadline) {
+		const struct vdev *d = &devs[race_rand(x) % 2];
+		int n = blocks_in(d, "online", ids, 64), rc;
+		long id;
+
+		if (!n) {
+			usleep(20000);
+			continue;
+		}
+		id = ids[race_rand(x) % n];
+		rc = block_set(id, "offline");
+		if (rc) {
+			/* in use, or removed by the driver meanwhile */
+			E2E_ASSERT(rc == EBUSY || rc == ENOENT || rc == ENODEV ||
+				   rc == EINVAL,
+				   "offline memory%ld: %s", id, strerrorname_np(rc));
+			busy += rc == EBUSY;
+			gone += rc != EBUSY;
+			continue;
+		}
+		off++;
+		usleep(race_rand(x) % 50000);
+		rc = block_set(id, "online_movable");
+		/*
+		 * The driver may have unplugged and removed it meanwhile, or
+		 * be about to: SBM marks a block it unplugged completely as
+		 * unused and then removes it; onlining it in between is
+		 * denied (EPERM, "memory block onlining denied").
+		 */
+		E2E_ASSERT(!rc || rc == ENOENT || rc == ENODEV || rc == EPERM,
+			   "online memory%ld: %s", id, strerrorname_np(rc));
+		on += !rc;
+		denied += rc == EPERM;
+		gone += rc && rc != EPERM;
+	}
+	e2e_diag("race_resize: %lu blocks offlined, %lu onlined again, %lu "
+		 "busy, %lu gone or refused, %lu onlinings denied", off, on,
+		 busy, gone, denied);
+	E2E_ASSERT(off > 0, "no memory block could be offlined in %d s",
+		   RACE_SECONDS);
+}
+
+static void race_alloc(void)
+{
+	unsigned long rounds = 0;
+
+	while (e2e_now() < race_deadline) {
+		uint64_t *buf = map_filled(RACE_ALLOC);
+
+		verify(buf, RACE_ALLOC / 8, "race_resize: allocating worker");
+		munmap(buf, RACE_ALLOC);
+		rounds++;
+	}
+	e2e_diag("race_resize: %lu rounds of %d MiB filled and checked",
+		 rounds, (int)(RACE_ALLOC / MiB));
+}
+
+static void race_worker(int w, void *arg)
+{
+	unsigned int x = *(unsigned int *)arg + w;
+
+	if (w == 0)
+		race_requests(&x);
+	else if (w == 1)
+		race_onoff(&x);
+	else
+		race_alloc();
+}
+
+static void t_race_resize(void)
+{
+	/* not among the random sizes: a new request for the driver */
+	const uint64_t last[2] = { 200 * MiB, 4 * GiB };
+	int kfd = e2e_kmsg_open(), n, denied = 0;
+	unsigned int seed = RACE_SEED;
+	char ans[300];
+	long ids[64], m;
+	double t0;
+
+	expect_idle("start");
+	E2E_ASSERT(e2e_cpus() >= 2, "%d CPU online: the gate boots two "
+		   "(qemu_configs/, CONFIG_SMP=y in kunitconfig)", e2e_cpus());
+	e2e_diag("race_resize: seed %u, %d s, %d CPUs", seed, RACE_SECONDS,
+		 e2e_cpus());
+	race_deadline = e2e_now() + RACE_SECONDS;
+	e2e_parallel(3, race_worker, &seed);
+	kmsg_scan_allow(kfd, "during the race", "memory block onlining denied",
+			&denied);
+
+	/*
+	 * Every block back online.  One that is denied (EPERM) must be one
+	 * the driver is removing: gone within 10 s.
+	 */
+	t0 = now_ms();
+	for (;;) {
+		int left = 0;
+
+		for (int i = 0; i < ndevs; i++) {
+			n = blocks_in(&devs[i], "offline", ids, 64);
+			for (int j = 0; j < n; j++) {
+				int rc = block_set(ids[j], "online_movable");
+
+				E2E_ASSERT(!rc || rc == ENOENT || rc == ENODEV ||
+					   rc == EPERM, "online memory%ld: %s",
+					   ids[j], strerrorname_np(rc));
+				left += rc == EPERM;
+				if (rc == EPERM && now_ms() - t0 > 10e3)
+					E2E_FAIL("memory%ld: onlining denied and "
+						 "still there 10 s after the "
+						 "race", ids[j]);
+			}
+		}
+		if (!left)
+			break;
+		usleep(100000);
+	}
+	kmsg_scan_allow(kfd, "onlining after the race",
+			"memory block onlining denied", &denied);
+	e2e_diag("race_resize: %d 'memory block onlining denied' records "
+		 "(a block the driver was removing)", denied);
+	for (int i = 0; i < ndevs; i++) {
+		host(ans, sizeof(ans), 150, "set %s %" PRIu64 " 120", devs[i].id,
+		     last[i]);
+		E2E_ASSERT(!strncmp(ans, "ok ", 3) && answer_size(ans) == last[i],
+			   "%s: asking for %" PRIu64 " MiB after the race: host: %s",
+			   devs[i].id, last[i] / MiB, ans);
+	}
+	wait_memtotal(baseline_kb + (long)((last[0] + last[1]) / KiB), 60,
+		      "after the race");
+	m = memtotal();
+	check_blocks(SBM, last[0], 0, "vm0 after the race");
+	check_blocks(BBM, last[1], 1, "vm1 after the race");
+	e2e_diag("race_resize: vm0 %" PRIu64 " MiB, vm1 %" PRIu64 " MiB, "
+		 "MemTotal %ld kB = baseline %+ld kB", last[0] / MiB,
+		 last[1] / MiB, m, m - baseline_kb);
+	kmsg_scan(kfd, "after the race");
+	resize(SBM, 0, 120, 0, 1, kfd);
+	resize(BBM, 0, 120, 0, 1, kfd);
+	expect_idle("end");
+}
+
 /* Not in the gate: time 4G plug/unplug per mode, 5 rounds
  * (e2e/virtio_mem/bench). */
 static void t_bench(void)
@@ -1151,6 +1399,7 @@ static const struct e2e_test tests[] = {
 	{ "bbm_offline_error", t_bbm_offline_error, 300 },
 	{ "sbm_offline_error", t_sbm_offline_error, 300 },
 	{ "sbm_request_changes", t_sbm_request_changes, 400 },
+	{ "race_resize", t_race_resize, 300 },
 	{ "reboot_prepare", t_reboot_prepare, 200 },
 	{ "reboot_replug", t_reboot_replug, 300 },
 	{ "bench", t_bench, 3600 },
