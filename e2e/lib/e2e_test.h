@@ -239,92 +239,6 @@ static void e2e_as_user_at(const char *file, int line, uid_t uid, gid_t gid,
 #define e2e_as_user(uid, gid, flags, fn, arg) \
 	e2e_as_user_at(__FILE__, __LINE__, uid, gid, flags, fn, arg)
 
-/* ---- several things at once ---------------------------------------------- */
-
-/* How many CPUs are online (the gate boots two: qemu_configs/). */
-static int e2e_cpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n > 0 ? (int)n : 1;
-}
-
-#define E2E_MAX_WORKERS 16
-
-/*
- * Run fn(i, arg) for i = 0..n-1 at the same time, each in a child of its
- * own (same uid and namespaces as the caller), worker i pinned to CPU
- * i % e2e_cpus(); all of them start together (they wait on a pipe that is
- * closed once every one is forked).  Waits for all.  A failing check in a
- * worker fails the test with its reason; a worker killed by a signal too.
- */
-static void e2e_parallel_at(const char *file, int line, int n,
-			    void (*fn)(int, void *), void *arg)
-{
-	pid_t pids[E2E_MAX_WORKERS];
-	int gate[2], code = 0, sig = 0, who = -1, cpus = e2e_cpus();
-
-	if (n < 1 || n > E2E_MAX_WORKERS)
-		e2e_fail_at(file, line, "%d workers", n);
-	if (pipe(gate))
-		e2e_fail_at(file, line, "pipe: %s", strerrorname_np(errno));
-	fflush(NULL);
-	for (int i = 0; i < n; i++) {
-		pids[i] = fork();
-		if (pids[i] < 0)
-			e2e_fail_at(file, line, "fork: %s", strerrorname_np(errno));
-		if (pids[i] == 0) {
-			cpu_set_t set;
-			char c;
-
-			close(gate[1]);
-			CPU_ZERO(&set);
-			CPU_SET(i % cpus, &set);
-			if (sched_setaffinity(0, sizeof(set), &set))
-				e2e_fail_at(file, line, "worker %d: sched_setaffinity: %s",
-					    i, strerrorname_np(errno));
-			while (read(gate[0], &c, 1) < 0 && errno == EINTR)
-				;
-			close(gate[0]);
-			fn(i, arg);
-			fflush(NULL);
-			_exit(0);
-		}
-	}
-	close(gate[0]);
-	close(gate[1]);		/* go */
-	for (int i = 0; i < n; i++) {
-		int status;
-
-		while (waitpid(pids[i], &status, 0) < 0)
-			if (errno != EINTR)
-				e2e_fail_at(file, line, "waitpid: %s",
-					    strerrorname_np(errno));
-		if (WIFEXITED(status) && WEXITSTATUS(status) && !code && !sig) {
-			code = WEXITSTATUS(status);
-			who = i;
-		} else if (WIFSIGNALED(status) && !code && !sig) {
-			sig = WTERMSIG(status);
-			who = i;
-		}
-	}
-	if (code)
-		_exit(code);	/* the worker said why */
-	if (sig)
-		e2e_fail_at(file, line, "worker %d killed by signal %d", who, sig);
-}
-
-#define e2e_parallel(n, fn, arg) e2e_parallel_at(__FILE__, __LINE__, n, fn, arg)
-
-/* Seconds since some fixed point (CLOCK_MONOTONIC). */
-static double e2e_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* ---- small helpers -------------------------------------------------------- */
 
 static void e2e_put_file(const char *path, const char *content, mode_t mode)
@@ -417,6 +331,164 @@ static int e2e_kmsg_find(int fd, const char *needle)
 	}
 	return found;
 }
+
+/* ---- several things at once ---------------------------------------------- */
+
+/* How many CPUs are online (the gate boots two: qemu_configs/). */
+static int e2e_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (int)n : 1;
+}
+
+#define E2E_MAX_WORKERS 16
+
+/* Seconds since some fixed point (CLOCK_MONOTONIC). */
+static double e2e_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Where pid is stuck: its kernel stack (/proc/<pid>/stack), as "# "
+ * lines; the first frame goes to top (size bytes). */
+static void e2e_show_stack(pid_t pid, char *top, size_t size)
+{
+	char path[64], buf[4096], *line, *save = NULL;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
+	top[0] = 0;
+	if (e2e_get_file(path, buf, sizeof(buf)) < 0) {
+		snprintf(top, size, "(%s: %s)", path, strerrorname_np(errno));
+		return;
+	}
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		e2e_line("#   %d: %s", (int)pid, line);
+		if (!top[0])
+			snprintf(top, size, "%s", line);
+	}
+}
+
+/* Called (if set) when e2e_parallel() gives up on a worker, before the
+ * workers are killed: what the test can tell about where they hang. */
+static void (*e2e_parallel_on_hang)(void);
+
+/*
+ * Run fn(i, arg) for i = 0..n-1 at the same time, each in a child of its
+ * own (same uid and namespaces as the caller), worker i pinned to CPU
+ * i % e2e_cpus(); all of them start together (they wait on a pipe that is
+ * closed once every one is forked).  Waits for all, at most timeout_s
+ * seconds: then the kernel stack of each worker still running is printed
+ * and the test fails, naming where the first one hangs (the workers are
+ * killed).  A failing check in a worker fails the test with its reason; a
+ * worker killed by a signal too.
+ */
+static void e2e_parallel_at(const char *file, int line, int n,
+			    void (*fn)(int, void *), void *arg, int timeout_s)
+{
+	pid_t pids[E2E_MAX_WORKERS];
+	int gate[2], code = 0, sig = 0, who = -1, cpus = e2e_cpus();
+	int running = n, hung = -1;
+	char top[256] = "";
+	double t0;
+
+	if (n < 1 || n > E2E_MAX_WORKERS)
+		e2e_fail_at(file, line, "%d workers", n);
+	if (pipe(gate))
+		e2e_fail_at(file, line, "pipe: %s", strerrorname_np(errno));
+	fflush(NULL);
+	for (int i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			e2e_fail_at(file, line, "fork: %s", strerrorname_np(errno));
+		if (pids[i] == 0) {
+			cpu_set_t set;
+			char c;
+
+			close(gate[1]);
+			CPU_ZERO(&set);
+			CPU_SET(i % cpus, &set);
+			if (sched_setaffinity(0, sizeof(set), &set))
+				e2e_fail_at(file, line, "worker %d: sched_setaffinity: %s",
+					    i, strerrorname_np(errno));
+			while (read(gate[0], &c, 1) < 0 && errno == EINTR)
+				;
+			close(gate[0]);
+			fn(i, arg);
+			fflush(NULL);
+			_exit(0);
+		}
+	}
+	close(gate[0]);
+	close(gate[1]);		/* go */
+	t0 = e2e_now();
+	while (running) {
+		int status;
+		pid_t pid = waitpid(-1, &status, WNOHANG);
+		int i;
+
+		if (pid < 0 && errno != EINTR)
+			e2e_fail_at(file, line, "waitpid: %s",
+				    strerrorname_np(errno));
+		if (pid <= 0) {
+			if (hung < 0 && e2e_now() - t0 > timeout_s) {
+				for (i = 0; i < n; i++) {
+					char t[256];
+
+					if (!pids[i])
+						continue;
+					e2e_line("# worker %d (pid %d) still "
+						 "running after %d s, in:", i,
+						 (int)pids[i], timeout_s);
+					/* a running task's stack is
+					 * unreliable: a few samples */
+					for (int k = 0; k < 5; k++) {
+						e2e_show_stack(pids[i], t, sizeof(t));
+						usleep(200000);
+					}
+					if (hung < 0) {
+						hung = i;
+						snprintf(top, sizeof(top), "%s", t);
+					}
+				}
+				if (e2e_parallel_on_hang)
+					e2e_parallel_on_hang();
+				for (i = 0; i < n; i++)
+					if (pids[i])
+						kill(pids[i], SIGKILL);
+			}
+			usleep(50000);
+			continue;
+		}
+		for (i = 0; i < n && pids[i] != pid; i++)
+			;
+		if (i == n)
+			continue;	/* not ours */
+		pids[i] = 0;
+		running--;
+		if (WIFEXITED(status) && WEXITSTATUS(status) && !code && !sig) {
+			code = WEXITSTATUS(status);
+			who = i;
+		} else if (WIFSIGNALED(status) && !code && !sig) {
+			sig = WTERMSIG(status);
+			who = i;
+		}
+	}
+	if (hung >= 0)
+		e2e_fail_at(file, line, "worker %d still running after %d s, "
+			    "in %s (kernel stacks above)", hung, timeout_s, top);
+	if (code)
+		_exit(code);	/* the worker said why */
+	if (sig)
+		e2e_fail_at(file, line, "worker %d killed by signal %d", who, sig);
+}
+
+#define e2e_parallel(n, fn, arg, timeout_s) \
+	e2e_parallel_at(__FILE__, __LINE__, n, fn, arg, timeout_s)
 
 /* ---- waiting for the host ------------------------------------------------ */
 

@@ -1030,7 +1030,7 @@ static void s8_copy_up(void *arg)
 	need_cpus();
 	MOUNT_OK(&s8, s8_userns ? "userxattr" : NULL);
 	for (int f = 0; f < RACE_FILES; f++) {
-		e2e_parallel(RACE_WORKERS, s8_copy_up_worker, &f);
+		e2e_parallel(RACE_WORKERS, s8_copy_up_worker, &f, 60);
 		s8_check_file(f);
 	}
 	E2E_OK(umount(s8.merged));
@@ -1189,7 +1189,7 @@ static void s8_dir(void *arg)
 	need_cpus();
 	MOUNT_OK(&s8, s8_userns ? "userxattr" : NULL);
 	s8_deadline = e2e_now() + RACE_SECONDS;
-	e2e_parallel(4, s8_dir_worker, NULL);
+	e2e_parallel(4, s8_dir_worker, NULL, RACE_SECONDS + 60);
 	/* an odd last round leaves lower's c files renamed back: rewrite */
 	for (int i = 0; i < RACE_CHURN; i++)
 		e2e_put_file(P("%s/d/c%03d", s8.merged, i), P("new c%03d", i), 0644);
