@@ -1413,9 +1413,10 @@ static void t_race_resize(void)
 /*
  * Not in the gate, an open finding (e2e/virtio_mem/race-bbm-sysfs): the
  * same race with sysfs offline/online of vm1's (BBM) memory blocks while
- * the driver plugs and unplugs big blocks.  On arm64 a sysfs offline then
- * never returns (the block stays "going-offline" until the writer is
- * killed); e2e_parallel() prints where the worker is and which block.
+ * the driver plugs and unplugs big blocks.  A sysfs offline then never
+ * returns, on both arches (the block stays "going-offline" until the
+ * writer is killed); e2e_parallel() prints where the worker is and which
+ * block.
  */
 static void t_race_bbm_sysfs(void)
 {
