@@ -359,6 +359,16 @@ static void e2e_show_stack(pid_t pid, char *top, size_t size)
 {
 	char path[64], buf[4096], *line, *save = NULL;
 
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (e2e_get_file(path, buf, sizeof(buf)) >= 0) {
+		char *st = strrchr(buf, ')');
+		char wchan[128] = "";
+
+		snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
+		e2e_get_file(path, wchan, sizeof(wchan));
+		e2e_line("#   %d: state %c, wchan %s", (int)pid,
+			 st && st[1] ? st[2] : '?', wchan[0] ? wchan : "-");
+	}
 	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
 	top[0] = 0;
 	if (e2e_get_file(path, buf, sizeof(buf)) < 0) {
@@ -493,13 +503,25 @@ static void e2e_parallel_at(const char *file, int line, int n,
 /* ---- waiting for the host ------------------------------------------------ */
 
 /*
- * Ask the host to act, and wait for its answer: prints "e2e-sync: <tag>"
- * on the console and reads the line "e2e-reply: <tag> <answer>" that the
+ * Ask the host to act, and wait for its answer: prints "e2e-sync: <tag>
+ * #<FNV-1a of tag, 8 hex digits>" on the console and reads the line "e2e-reply: <tag> <answer>" that the
  * host types on it (the host side waits with Qemu.wait_for() and answers
  * with Qemu.send(), e2e/lib/e2e/qemu.py; e2e/virtio_mem/vmem.py's
  * Host.serve() is one).  The answer (without the prefix) goes to answer;
  * fails the test after timeout_s.
  */
+#define E2E_SYNC_RESEND 5	/* seconds */
+
+/* FNV-1a, 32 bits: the checksum of a sync line's tag. */
+static unsigned int e2e_fnv1a(const char *s)
+{
+	unsigned int h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
 static void e2e_host_sync_at(const char *file, int lineno, const char *tag,
 			     char *answer, size_t size, int timeout_s)
 {
@@ -507,6 +529,8 @@ static void e2e_host_sync_at(const char *file, int lineno, const char *tag,
 	struct termios tio;
 	size_t len = 0, plen;
 	struct timespec t0, now;
+	unsigned int sum;
+	int sent;
 
 	snprintf(prefix, sizeof(prefix), "e2e-reply: %s ", tag);
 	plen = strlen(prefix);
@@ -516,20 +540,36 @@ static void e2e_host_sync_at(const char *file, int lineno, const char *tag,
 		tio.c_lflag &= ~(ECHO | ECHONL);
 		tcsetattr(0, TCSANOW, &tio);
 	}
-	e2e_line("e2e-sync: %s", tag);
+	/*
+	 * The kernel may print into the middle of the line on the console:
+	 * the host acts only on a line whose checksum matches, and the line
+	 * goes out again every E2E_SYNC_RESEND s until the answer is there
+	 * (the host answers a tag it already served with the same answer,
+	 * without acting again).
+	 */
+	sum = e2e_fnv1a(tag);
+	e2e_line("e2e-sync: %s #%08x", tag, sum);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	sent = 0;
 	for (;;) {
 		struct pollfd pfd = { .fd = 0, .events = POLLIN };
-		int left;
+		int left, since;
 		ssize_t n;
 
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = timeout_s * 1000 - (now.tv_sec - t0.tv_sec) * 1000 -
-		       (now.tv_nsec - t0.tv_nsec) / 1000000;
+		since = (now.tv_sec - t0.tv_sec) * 1000 +
+			(now.tv_nsec - t0.tv_nsec) / 1000000;
+		left = timeout_s * 1000 - since;
 		if (left <= 0)
 			e2e_fail_at(file, lineno,
 				    "no answer from the host to '%s' in %d s",
 				    tag, timeout_s);
+		if (since >= (sent + 1) * E2E_SYNC_RESEND * 1000) {
+			sent++;
+			e2e_line("e2e-sync: %s #%08x", tag, sum);
+		}
+		if (left > E2E_SYNC_RESEND * 1000)
+			left = E2E_SYNC_RESEND * 1000;
 		if (poll(&pfd, 1, left) <= 0)
 			continue;
 		n = read(0, line + len, sizeof(line) - 1 - len);

@@ -7,7 +7,8 @@ One QEMU boot with two virtio-mem-pci devices, each with a 4 GiB region
     vm1  block-size=1G   larger than the guest's 128 MiB memory block: BBM
 
 The guest program (vmem_test.c) asks for every host action on its console
-("e2e-sync: vm <n> <command>"); Host.serve() answers: it changes
+("e2e-sync: vm <pid>.<n> <command> #<checksum>", sent again every 5 s until
+answered); Host.serve() acts once per request and answers: it changes
 requested-size with qom-set, polls query-memory-devices until size reaches
 it (and, if asked, waits for the MEMORY_DEVICE_SIZE_CHANGE event), reports
 QEMU's error text when qom-set refuses, and resets the machine through QMP
@@ -135,6 +136,15 @@ def parse_request(commands: dict[str, Command],
     return cmd, parsed + rest[n:]
 
 
+def fnv1a(text: str) -> int:
+    """FNV-1a, 32 bits, of text's bytes: the checksum of a sync line
+    (e2e_fnv1a() in e2e_test.h)."""
+    h = 2166136261
+    for b in text.encode():
+        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+    return h
+
+
 class Host:
     """Answers the guest's requests.  plan: the test names of each boot
     (a list per boot; '+reboot' in one: reset the machine after it)."""
@@ -175,9 +185,10 @@ class Host:
         on the console fails the run anyway: then stop SPLAT_GRACE s later
         (self.splat set) instead of waiting for the tests to time out."""
         deadline = time.monotonic() + timeout
-        rx = (r'^e2e-sync: (?P<tag>vm \S+ (?P<cmd>[^\n]*))\n|(?P<splat>'
+        rx = (r'^e2e-sync: (?P<tag>vm \S+ (?P<cmd>[^\n]*?)) #(?P<sum>[0-9a-f]{8})\n|(?P<splat>'
               + SPLAT_RE.pattern + ')')
         pos = 0
+        answered: dict[str, Optional[str]] = {}
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -193,7 +204,13 @@ class Host:
                         f'stopping the boot in {SPLAT_GRACE} s')
                     deadline = min(deadline, time.monotonic() + SPLAT_GRACE)
                 continue
-            answer = self.dispatch(m.group('cmd').split())
+            tag = m.group('tag')
+            if fnv1a(tag) != int(m.group('sum'), 16):
+                continue        # the kernel printed into the line: it comes again
+            if tag in answered:
+                answer = answered[tag]      # a resend: answer again, do not act
+            else:
+                answer = answered[tag] = self.dispatch(m.group('cmd').split())
             if answer is None:
                 continue
             try:

@@ -189,8 +189,7 @@ class Syntax(TempDirTest):
     def test_python(self) -> None:
         files = [os.path.join(d, f) for d in ('scripts', 'e2e/lib/e2e', 'e2e/virtio_mem')
                  for f in sorted(os.listdir(os.path.join(REPO, d))) if f.endswith('.py')]
-        files += ['e2e/overlayfs/run', 'e2e/virtio_mem/run', 'e2e/virtio_mem/bench',
-                  'e2e/virtio_mem/race-bbm-sysfs']
+        files += ['e2e/overlayfs/run', 'e2e/virtio_mem/run', 'e2e/virtio_mem/bench']
         code = ('import sys\nfor f in sys.argv[1:]:\n'
                 '    compile(open(f, encoding="utf-8").read(), f, "exec")\n')
         p = run(['python3', '-c', code, *files])

@@ -136,16 +136,38 @@ class Dispatch(unittest.TestCase):
         with self.assertRaises(AttributeError):
             h.dispatch(['query', 'vm0'])
 
+    def test_fnv1a(self) -> None:
+        # FNV-1a 32 of "" is the offset basis; of "a", 0xe40c292c (the
+        # published test vector)
+        self.assertEqual(vmem.fnv1a(''), 0x811c9dc5)
+        self.assertEqual(vmem.fnv1a('a'), 0xe40c292c)
+
     def test_serve(self) -> None:
-        console = ('e2e-sync: vm 12.1 query vm0\n'
-                   'e2e-sync: vm 12.2 frob 1\n'
-                   'e2e-sync: vm 12.3 request vm1 1073741824\n')
+        def sync(tag: str) -> str:
+            return f'e2e-sync: {tag} #{vmem.fnv1a(tag):08x}\n'
+        console = (sync('vm 12.1 query vm0') + sync('vm 12.2 frob 1')
+                   + sync('vm 12.3 request vm1 1073741824'))
         h = host(console=console)
         h.serve(5)
         self.assertEqual(h.vm.sent, [            # type: ignore[attr-defined]
             'e2e-reply: vm 12.1 query vm0 0 0\n',
             "e2e-reply: vm 12.2 frob 1 error bad request 'frob 1': unknown command 'frob'\n",
             'e2e-reply: vm 12.3 request vm1 1073741824 ok\n'])
+
+    def test_serve_garbled_and_resent(self) -> None:
+        """A line the kernel printed into is ignored (its checksum does not
+        match); the guest's resend is served; a second resend gets the
+        same answer without a second qom-set."""
+        tag = 'vm 12.4 request vm1 1073741824'
+        good = f'e2e-sync: {tag} #{vmem.fnv1a(tag):08x}\n'
+        garbled = f'e2e-sync: vm 12.4 request vm1 1073[  1.0] migrating pfn\n741824 #{vmem.fnv1a(tag):08x}\n'
+        truncated = f'e2e-sync: vm 12.4 request vm1 1073 #{vmem.fnv1a(tag):08x}\n'
+        h = host(console=garbled + truncated + good + good)
+        h.serve(5)
+        self.assertEqual(h.vm.sent, [            # type: ignore[attr-defined]
+            f'e2e-reply: {tag} ok\n', f'e2e-reply: {tag} ok\n'])
+        sets = [c for c in h.q.calls if c == 'qom-set']   # type: ignore[attr-defined]
+        self.assertEqual(len(sets), 1)
 
 
 if __name__ == '__main__':
