@@ -50,7 +50,7 @@ CMDLINE = 'memhp_default_state=online_movable virtio_mem.bbm_safe_unplug=0'
 BOOT1 = ['sbm_grow_shrink', 'bbm_grow_shrink', 'unplug_under_use', 'cycles',
          'bad_requests', 'bbm_pinned_unplug', 'bbm_offline_error',
          'sbm_offline_error', 'sbm_request_changes', 'race_resize',
-         'reboot_prepare']
+         'race_bbm_sysfs', 'reboot_prepare']
 BOOT2 = ['reboot_replug']
 HOST_CASE = 'reset_unplugs_all'
 SPLAT_GRACE = 20

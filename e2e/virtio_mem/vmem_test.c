@@ -31,7 +31,8 @@
  * bbm_pinned_unplug, bbm_offline_error and sbm_offline_error each show one
  * of the 6.5 fixes of the series (patches 0007-0009) at work: each fails on
  * a kernel without its patch (the mutants that revert 0007-0009);
- * sbm_request_changes runs the scenario of patch 0010.
+ * sbm_request_changes runs the scenario of patch 0010; race_bbm_sysfs the
+ * one of patch 0011.
  * Failing offlining is injected through debugfs (notifier-error-inject).
  */
 #include "e2e_test.h"
@@ -1128,9 +1129,8 @@ static void t_sbm_offline_error(void)
  *   worker 0: requests from QEMU ("request": answered at once) of random
  *             sizes on both devices, 0..300 ms apart, so that many change
  *             while the driver still plugs or unplugs for the last one;
- *   worker 1: offlines a random online memory block of vm0 (SBM) through
- *             sysfs and onlines it again (ZONE_MOVABLE; vm1's: see
- *             race_bbm_sysfs below); the driver may
+ *   worker 1: offlines a random online memory block of the devices through
+ *             sysfs and onlines it again (ZONE_MOVABLE); the driver may
  *             unplug and remove an offline block meanwhile (ENOENT,
  *             ENODEV) or deny onlining one it is removing (EPERM);
  *   worker 2: maps 32 MiB, fills it, checks every word, unmaps.
@@ -1403,20 +1403,21 @@ static void race_resize(int resize_devs, int sysfs_devs)
 	expect_idle("end");
 }
 
-/* In the gate: requests on both devices, sysfs offline/online of vm0's
- * (SBM) memory blocks. */
+/* Requests on both devices, sysfs offline/online of both devices' memory
+ * blocks. */
 static void t_race_resize(void)
 {
-	race_resize(3, 1);
+	race_resize(3, 3);
 }
 
 /*
- * Not in the gate, an open finding (e2e/virtio_mem/race-bbm-sysfs): the
- * same race with sysfs offline/online of vm1's (BBM) memory blocks while
- * the driver plugs and unplugs big blocks.  A sysfs offline then never
- * returns, on both arches (the block stays "going-offline" until the
- * writer is killed); e2e_parallel() prints where the worker is and which
- * block.
+ * Patch 0011: the same race on vm1 (BBM) alone, where it is sharpest: to
+ * unplug a big block the driver fake-offlines its memory blocks with
+ * alloc_contig_range() while a sysfs offline of one of them has it
+ * isolated and waits for the driver's mutex.  6.1's alloc_contig_range()
+ * then un-isolated the block it failed to isolate, and the sysfs offline
+ * never returned (every run, within 20 s, both arches): e2e_parallel()
+ * gives up after 80 s, naming the worker and the "going-offline" block.
  */
 static void t_race_bbm_sysfs(void)
 {
