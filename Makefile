@@ -37,7 +37,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 # against kunit/SUITES; KINDS=... before it picks what is judged.
 GATE_PY = RESULTS=$(BUILD)/results SUITES=$(SUITES) python3 scripts/gate.py
 
-.PHONY: all help deps tree test gate selftest \
+.PHONY: all help deps tree test gate selftest install-hook uninstall-hook \
 	series checkpatch buildcheck amcheck mutants bench clean-results distclean
 
 ## all: patched tree, then KUnit on both arches (kunit.py run) with a summary
@@ -79,6 +79,15 @@ e2e-x86_64 e2e-arm64: deps
 test: gate
 gate: deps
 	@scripts/gate.sh $(ARCHES)
+
+## install-hook: a git hook running the gate on what is committed or pushed (HOOK=pre-push default, HOOK=pre-commit; TREE=<checkout>, default this repository)
+install-hook:
+	@scripts/hook.sh install $(or $(HOOK),pre-push) '$(or $(KGATE_USER_TREE),$(CURDIR))' \
+		$(if $(filter command line environment,$(origin ARCHES)),$(ARCHES))
+
+## uninstall-hook: remove it (HOOK=..., default both), putting back a hook of yours it had chained
+uninstall-hook:
+	@scripts/hook.sh uninstall $(or $(HOOK),all) '$(or $(KGATE_USER_TREE),$(CURDIR))'
 
 ## selftest: the host side's unit tests (gate verdict, e2e library, plumbing) and mypy --strict; seconds, no QEMU
 selftest: deps
