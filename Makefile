@@ -28,6 +28,9 @@ NOT_FOR_TREE := $(filter series checkpatch buildcheck amcheck mutants bench,$(MA
 ifneq ($(NOT_FOR_TREE),)
 $(error TREE=<checkout> is for make test, all, tree, kunit-<arch>, e2e-<arch>, install-hook, uninstall-hook; make $(NOT_FOR_TREE) works on the tarball's tree)
 endif
+else
+override KGATE_USER_TREE :=
+unexport KGATE_USER_TREE KGATE_REV KGATE_USER_INDEX
 endif
 unexport TREE
 export BUILD

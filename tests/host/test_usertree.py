@@ -198,6 +198,11 @@ class MakeTree(TempDirTest):
         p = run(['make', '-s', 'TREE=/x/y', f'BUILD={self.path("b")}', '--eval',
                  'envtest: ; @echo "$$BUILD|$$KGATE_USER_TREE|$${TREE-unset}"', 'envtest'])
         self.assertEqual(p.stdout, f'{self.path("b")}/tree-x-y|/x/y|unset\n')
+        # Without TREE, a stray KGATE_USER_TREE in the environment changes nothing.
+        p = run(['make', '-n', 'tree', f'BUILD={self.path("b")}'],
+                env={'KGATE_USER_TREE': '/x/y'})
+        self.assertIn('\nscripts/tree.sh\n', p.stdout)
+        self.assertNotIn('usertree.sh', p.stdout)
         p = run(['make', '-n', 'series', 'TREE=/x/y'])
         self.assertNotEqual(p.returncode, 0)
         self.assertIn('TREE=<checkout> is for make test', p.stdout)
