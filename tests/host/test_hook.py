@@ -126,3 +126,33 @@ class Hook(TempDirTest):
         with open(self.path('make.args'), encoding='utf-8') as f:
             self.assertIn(f'test TREE={self.repo} REV={head}', f.read())
         self.assertNotEqual(run(['git', '-C', remote, 'rev-parse', 'main']).returncode, 0)
+
+
+class SelfHook(TempDirTest):
+    """The hook in this repository itself: the staged state checked out in
+    build/hook-self/kgate, whose make test runs (a stand-in make here)."""
+
+    def test_staged_state_in_a_throwaway_copy(self) -> None:
+        clone = self.path('kgate')
+        self.assertEqual(run(['git', 'clone', '-q', '--no-hardlinks', REPO, clone]).returncode, 0)
+        hook = os.path.join(clone, 'scripts', 'hook.sh')
+        with open(HOOK, encoding='utf-8') as src, open(hook, 'w', encoding='utf-8') as dst:
+            dst.write(src.read())           # this one, edits not committed included
+        self.assertEqual(run([hook, 'install', 'pre-commit', clone]).returncode, 0)
+        os.makedirs(self.path('bin'))
+        self.write('bin/make', FAKE_MAKE.format(tmp=self.tmp), 0o755)
+        with open(os.path.join(clone, 'README.md'), 'a', encoding='utf-8') as f:
+            f.write('staged line\n')
+        git(clone, 'add', 'README.md')
+        with open(os.path.join(clone, 'README.md'), 'a', encoding='utf-8') as f:
+            f.write('not staged\n')
+        p = run(['git', '-C', clone, *GIT_ID, 'commit', '-q', '-m', 'c'],
+                env={'PATH': self.path('bin') + os.pathsep + os.environ['PATH'],
+                     'KG_RC': '0', 'KG_SAY': '1 passed, 0 failed, 0 skipped\\n',
+                     'KGATE_HOOK_LOGS': self.path('logs')})
+        self.assertEqual(p.returncode, 0, p.stdout)
+        copy = os.path.join(clone, 'build', 'hook-self', 'kgate')
+        with open(self.path('make.args'), encoding='utf-8') as f:
+            self.assertIn(f'-C {copy} test', f.read())
+        with open(os.path.join(copy, 'README.md'), encoding='utf-8') as f:
+            self.assertTrue(f.read().endswith('staged line\n'))
