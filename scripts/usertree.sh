@@ -125,6 +125,14 @@ gk read-tree "$user_tree"
 applied=0 present=0
 for p in "${series[@]}"; do
 	[ -f "$PATCHES/$p" ] || die "patches/series names $p, which does not exist"
+done
+# The common case first, in one git apply (a quarter second per patch
+# less): the whole series applies.
+if gk apply --cached --whitespace=nowarn "${series[@]/#/$PATCHES/}" 2>/dev/null; then
+	applied=${#series[@]}
+	series=()
+fi
+for p in "${series[@]}"; do
 	if gk apply --cached --check --whitespace=nowarn "$PATCHES/$p" 2>/dev/null; then
 		gk apply --cached --whitespace=nowarn "$PATCHES/$p"
 		applied=$((applied + 1))
