@@ -56,7 +56,7 @@ KGATE_HOOK_ARCHES='${*:-}' exec '$REPO/scripts/hook.sh' run $name "\$0" "\$@"
 EOF
 	chmod +x "$hook.kgate-tmp"
 	mv "$hook.kgate-tmp" "$hook"
-	echo "kgate: installed $hook (gates the ${name#pre-}ed state with $REPO${*:+, arches: $*})"
+	echo "kgate: installed $hook (gates what is $([ "$name" = pre-push ] && echo pushed || echo committed) with $REPO${*:+, arches: $*})"
 }
 
 uninstall() {

@@ -123,25 +123,50 @@ mapfile -t series < <(series_list)
 export GIT_INDEX_FILE=$idx
 gk read-tree "$user_tree"
 applied=0 present=0
+n=${#series[@]}
 for p in "${series[@]}"; do
 	[ -f "$PATCHES/$p" ] || die "patches/series names $p, which does not exist"
 done
-# The common case first, in one git apply (a quarter second per patch
-# less): the whole series applies.
-if gk apply --cached --whitespace=nowarn "${series[@]/#/$PATCHES/}" 2>/dev/null; then
-	applied=${#series[@]}
-	series=()
+P=("${series[@]/#/$PATCHES/}")
+# The files the series adds (its tests, .kunitconfig): a tree that carries
+# the series may have its own version of them, the one then tested.
+mapfile -t created < <(for f in "${P[@]}"; do gk apply --summary "$f"; done |
+	sed -n 's/^ create mode [0-7]* //p' | LC_ALL=C sort -u)
+excl=("${created[@]/#/--exclude=}")
+# there <k>: the tree holds patches 1..k: they come off in reverse order,
+# less the files they add, every one of which the tree has.
+there() {
+	local i f scratch=$idx.there rc=0
+	for ((i = 0; i < $1; i++)); do
+		while read -r f; do
+			gk cat-file -e ":$f" 2>/dev/null || return 1
+		done < <(gk apply --summary "${P[i]}" | sed -n 's/^ create mode [0-7]* //p')
+	done
+	cp "$idx" "$scratch"
+	for ((i = $1 - 1; i >= 0; i--)); do
+		GIT_INDEX_FILE=$scratch gk apply --cached --reverse --whitespace=nowarn \
+			"${excl[@]}" "${P[i]}" 2>/dev/null || { rc=1; break; }
+	done
+	rm -f "$scratch"
+	return $rc
+}
+# The common case first, in one git apply: the whole series applies.
+if gk apply --cached --whitespace=nowarn "${P[@]}" 2>/dev/null; then
+	applied=$n
+else
+	# The tree carries patches 1..k (k as large as can be) and the rest
+	# applies on top; else the first patch that does not apply is named.
+	for ((k = n; k >= 0; k--)); do
+		if [ $k = 0 ] || there $k; then
+			for ((i = k; i < n; i++)); do
+				gk apply --cached --whitespace=nowarn "${P[i]}" 2>/dev/null || break
+			done
+			if [ $i = $n ]; then present=$k applied=$((n - k)); break; fi
+			[ $k = 0 ] && die "patches/${series[i]} does not apply to $UT ($version)"
+			gk read-tree "$user_tree"
+		fi
+	done
 fi
-for p in "${series[@]}"; do
-	if gk apply --cached --check --whitespace=nowarn "$PATCHES/$p" 2>/dev/null; then
-		gk apply --cached --whitespace=nowarn "$PATCHES/$p"
-		applied=$((applied + 1))
-	elif gk apply --cached --check --reverse --whitespace=nowarn "$PATCHES/$p" 2>/dev/null; then
-		present=$((present + 1))
-	else
-		die "patches/$p does not apply to $UT ($version)"
-	fi
-done
 
 # ---- 4. what never reaches the kernel build ------------------------------------
 gk rm -r -q --cached --ignore-unmatch -- \

@@ -35,6 +35,27 @@ new file mode 100644
 @@ -0,0 +1 @@
 +/* test of a() */
 """
+PATCH_3 = """\
+From: T <t@example.org>
+Subject: [PATCH 3/3] a: return 3, tested
+
+---
+diff --git a/a.c b/a.c
+--- a/a.c
++++ b/a.c
+@@ -1,4 +1,4 @@
+ int a(void)
+ {
+-\treturn 2;
++\treturn 3;
+ }
+diff --git a/a_kunit.c b/a_kunit.c
+--- a/a_kunit.c
++++ b/a_kunit.c
+@@ -1 +1 @@
+-/* test of a() */
++/* test of a(), v2 */
+"""
 GIT_ID = ['-c', 'user.name=U', '-c', 'user.email=u@example.org']
 
 
@@ -138,6 +159,39 @@ class UserTree(TempDirTest):
         self.assertEqual(p.returncode, 0, p.stdout)
         self.assertIn('patches/: 1 applied, 1 already there', p.stdout)
         self.assertEqual(self.gated('a.c'), A_C.replace('1;', '2;'))
+
+    def test_already_there_with_its_own_tests(self) -> None:
+        """A tree that carries the series with a test file of its own
+        version: the series is there, the tree's test is the one tested."""
+        for p in ('0001-a.patch', '0002-t.patch'):
+            git(self.ut, 'apply', '--index', self.path('patches', p))
+        self.write('linux/a_kunit.c', '/* test of a(), edited */\n')
+        git(self.ut, 'commit', '-q', '-am', 'the series, a test edited')
+        p = self.usertree()
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertIn('patches/: 0 applied, 2 already there', p.stdout)
+        self.assertEqual(self.gated('a_kunit.c'), '/* test of a(), edited */\n')
+
+    def test_a_later_patch_changes_what_an_earlier_one_added(self) -> None:
+        """Patch 3 edits a.c and the test patch 2 adds: a tree carrying 1-2 takes 3;
+        one carrying 1-3 has all three (checked in reverse order, not one
+        by one against the final state)."""
+        self.write('patches/0003-t2.patch', PATCH_3)
+        self.write('patches/series', '0001-a.patch\n0002-t.patch\n0003-t2.patch\n')
+        for p in ('0001-a.patch', '0002-t.patch'):
+            git(self.ut, 'apply', '--index', self.path('patches', p))
+        git(self.ut, 'commit', '-q', '-m', '1-2')
+        p = self.usertree()
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertIn('patches/: 1 applied, 2 already there', p.stdout)
+        self.assertEqual(self.gated('a_kunit.c'), '/* test of a(), v2 */\n')
+        git(self.ut, 'apply', '--index', self.path('patches', '0003-t2.patch'))
+        self.write('linux/a_kunit.c', '/* test of a(), mine */\n')
+        git(self.ut, 'commit', '-q', '-am', '3, and a test of mine')
+        p = self.usertree()
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertIn('patches/: 0 applied, 3 already there', p.stdout)
+        self.assertEqual(self.gated('a_kunit.c'), '/* test of a(), mine */\n')
 
     def test_does_not_apply(self) -> None:
         self.write('linux/a.c', A_C.replace('1;', '3;'))
