@@ -8,6 +8,31 @@ BUILD ?= $(CURDIR)/build
 # The default arch list lives in scripts/lib.sh (KGATE_ARCHES).
 ARCHES ?= $(shell . scripts/lib.sh && echo $$KGATE_ARCHES)
 SUITES ?= $(CURDIR)/kunit/SUITES
+
+# TREE=<checkout>: gate that kernel checkout (its HEAD, REV=<commit>, or its
+# staged state with STAGED=1) instead of the tarball's tree; the checkout is
+# never written to (scripts/usertree.sh).  Its own build dir:
+# $(BUILD)/tree-<its path, / as ->, laid out as build/ so that ccache hits.
+# The scripts' own tree variable is KTREE: TREE never reaches them.
+ifneq ($(strip $(TREE)),)
+KGATE_USER_TREE := $(shell realpath -m -- '$(TREE)')
+override BUILD := $(BUILD)/tree-$(subst /,-,$(patsubst /%,%,$(KGATE_USER_TREE)))
+export KGATE_USER_TREE
+ifneq ($(REV),)
+export KGATE_REV := $(REV)
+endif
+ifeq ($(STAGED),1)
+export KGATE_USER_INDEX := $(shell git -C '$(KGATE_USER_TREE)' rev-parse --path-format=absolute --git-path index)
+endif
+NOT_FOR_TREE := $(filter series checkpatch buildcheck amcheck mutants bench,$(MAKECMDGOALS))
+ifneq ($(NOT_FOR_TREE),)
+$(error TREE=<checkout> is for make test, all, tree, kunit-<arch>, e2e-<arch>, install-hook, uninstall-hook; make $(NOT_FOR_TREE) works on the tarball's tree)
+endif
+else
+override KGATE_USER_TREE :=
+unexport KGATE_USER_TREE KGATE_REV KGATE_USER_INDEX
+endif
+unexport TREE
 export BUILD
 
 DEPS_STAMP := $(BUILD)/.deps-ok
@@ -15,7 +40,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 # against kunit/SUITES; KINDS=... before it picks what is judged.
 GATE_PY = RESULTS=$(BUILD)/results SUITES=$(SUITES) python3 scripts/gate.py
 
-.PHONY: all help deps tree test gate selftest \
+.PHONY: all help deps tree test gate selftest install-hook uninstall-hook \
 	series checkpatch buildcheck amcheck mutants bench clean-results distclean
 
 ## all: patched tree, then KUnit on both arches (kunit.py run) with a summary
@@ -35,9 +60,9 @@ $(DEPS_STAMP): scripts/deps.sh
 	@scripts/deps.sh
 	@mkdir -p $(BUILD) && touch $@
 
-## tree: import linux-source-6.1 into build/linux, apply patches/, install kunit/
+## tree: import linux-source-6.1 into build/linux, apply patches/, install kunit/ (TREE=<checkout>: the series on that checkout, in build/tree-<path>/linux)
 tree: deps
-	@scripts/tree.sh
+	@scripts/$(if $(KGATE_USER_TREE),usertree.sh,tree.sh)
 
 ## kunit-x86_64 / kunit-arm64: build and run one arch's KUnit kernel
 # (explicit rules: make never applies a pattern rule to a .PHONY target)
@@ -53,10 +78,19 @@ e2e-x86_64 e2e-arm64: deps
 	 KINDS=e2e $(GATE_PY) $$a || rc=1; exit $$rc
 .PHONY: e2e-x86_64 e2e-arm64
 
-## test (= gate): the pre-commit gate: host selftest, KUnit + end-to-end on both arches, one verdict
+## test (= gate): the pre-commit gate: host selftest, KUnit + end-to-end on both arches, one verdict (TREE=<checkout> [REV=<commit>|STAGED=1]: on your own kernel checkout)
 test: gate
 gate: deps
 	@scripts/gate.sh $(ARCHES)
+
+## install-hook: a git hook running the gate on what is committed or pushed (HOOK=pre-push default, HOOK=pre-commit; TREE=<checkout>, default this repository)
+install-hook:
+	@scripts/hook.sh install $(or $(HOOK),pre-push) '$(or $(KGATE_USER_TREE),$(CURDIR))' \
+		$(if $(filter command line environment,$(origin ARCHES)),$(ARCHES))
+
+## uninstall-hook: remove it (HOOK=..., default both), putting back a hook of yours it had chained
+uninstall-hook:
+	@scripts/hook.sh uninstall $(or $(HOOK),all) '$(or $(KGATE_USER_TREE),$(CURDIR))'
 
 ## selftest: the host side's unit tests (gate verdict, e2e library, plumbing) and mypy --strict; seconds, no QEMU
 selftest: deps

@@ -14,7 +14,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
 BUILD=${BUILD:-$REPO/build}
-TREE=${TREE:-$BUILD/linux}
+KTREE=${KTREE:-$BUILD/linux}
 ARCHES=${ARCHES:-$KGATE_ARCHES}
 export BUILD
 
@@ -26,7 +26,7 @@ bare() {
 	local a cross
 	for a in $ARCHES; do
 		cross=$(arch_cross "$a")
-		(cd "$TREE" && python3 tools/testing/kunit/kunit.py run --arch="$a" \
+		(cd "$KTREE" && python3 tools/testing/kunit/kunit.py run --arch="$a" \
 			--build_dir="$BUILD/$a" --kunitconfig="$REPO/kunitconfig" \
 			--qemu_config="$REPO/qemu_configs/$a.py" \
 			--make_options="CC=ccache $(arch_cc "$a")" \

@@ -11,7 +11,7 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$REPO/build}
-TREE=${TREE:-$BUILD/linux}
+KTREE=${KTREE:-$BUILD/linux}
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
 arch=${ARCH:-x86_64}
@@ -24,7 +24,7 @@ cfg=$BUILD/$arch/.config
 wt=$BUILD/buildcheck/linux
 out=$BUILD/buildcheck/$arch
 if [ ! -d "$wt" ]; then
-	git -C "$TREE" worktree add -q --detach "$wt" base
+	git -C "$KTREE" worktree add -q --detach "$wt" base
 fi
 mkdir -p "$out"
 
@@ -32,9 +32,9 @@ kgate_build_env
 lock=$KGATE_LOCK
 
 fail=0 n=0
-for c in $(git -C "$TREE" rev-list --reverse base..refs/kgate/applied); do
+for c in $(git -C "$KTREE" rev-list --reverse base..refs/kgate/applied); do
 	n=$((n + 1))
-	subj=$(git -C "$TREE" log -1 --format=%s "$c")
+	subj=$(git -C "$KTREE" log -1 --format=%s "$c")
 	git -C "$wt" checkout -q -f --detach "$c"
 	cp "$cfg" "$out/.config"
 	t0=$(date +%s)

@@ -11,14 +11,14 @@
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$REPO/build}
-TREE=${TREE:-$BUILD/linux}
+KTREE=${KTREE:-$BUILD/linux}
 PATCHES=$REPO/patches
 . "$REPO/scripts/lib.sh"
 
 bad=0 n=0
 while read -r p; do
 	n=$((n + 1))
-	out=$(cd "$TREE" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict -q "$PATCHES/$p" 2>&1)
+	out=$(cd "$KTREE" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict -q "$PATCHES/$p" 2>&1)
 	for id in $(sed -n 's|^Link: https://git.kernel.org/linus/\([0-9a-f]*\)$|\1|p' "$PATCHES/$p"); do
 		grep -q "^$id " "$PATCHES/upstream-commits" ||
 			out+="${out:+$'\n'}upstream id $id is not listed in patches/upstream-commits"

@@ -23,7 +23,11 @@ Writes RESULTS/verdict.json, the same verdict for programs:
        "ok"|"FAILED"|"MISSING", "passed": N, "failed": N, "skipped": N,
        "tests": {<test>: "PASS"|"FAIL"|"SKIP"|"ERROR"|...}}}},
    "missing": [{"arch": <arch or "host">, "suite": ...}],
-   "problems": ["<arch>: <what>", ...]}
+   "problems": ["<arch>: <what>", ...],
+   "tree": "tree: <checkout>, ..."}   (make test TREE=<checkout> only)
+
+A file RESULTS/tree (scripts/usertree.sh) names the tree gated: its line is
+printed before the verdict.
 
 Exits 1 on any failed, crashed, timed-out, empty or missing suite, on an
 arch whose KUnit run left no results or exited non-zero (or left no exit
@@ -228,7 +232,10 @@ def render(verdict: Json) -> str:
     if verdict['problems']:
         lines.append('')
         lines += ['FAIL ' + p for p in verdict['problems']]
-    lines += ['', 'gate: ' + verdict['verdict'], summary_line(verdict)]
+    lines.append('')
+    if verdict.get('tree'):
+        lines.append(verdict['tree'])
+    lines += ['gate: ' + verdict['verdict'], summary_line(verdict)]
     return '\n'.join(lines)
 
 
@@ -255,6 +262,10 @@ def main(argv: Sequence[str]) -> int:
         return 2
     os.makedirs(results, exist_ok=True)
     verdict = judge(results, suites_file, argv, kinds)
+    # make test TREE=<checkout>: the tree gated (scripts/usertree.sh)
+    tree = read_rc(os.path.join(results, 'tree'))
+    if tree:
+        verdict['tree'] = tree
     print(render(verdict))
     write_json(os.path.join(results, 'verdict.json'), verdict)
     with open(os.path.join(results, 'summary'), 'w', encoding='utf-8') as f:

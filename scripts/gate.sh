@@ -4,6 +4,12 @@
 # runs even when an earlier one failed, so the summary covers them all.
 #
 #   scripts/gate.sh [arch...]        (default: KGATE_ARCHES of scripts/lib.sh)
+#
+# With KGATE_USER_TREE set (make test TREE=<checkout>), the tree gated is
+# that checkout's (scripts/usertree.sh: the series applied in the gate's
+# own tree under $BUILD, the checkout never written to) instead of the
+# tarball's (scripts/tree.sh), and series_sync, a property of this
+# repository rather than of the checkout, is not judged.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +21,21 @@ arches=("$@")
 [ ${#arches[@]} -gt 0 ] || read -ra arches <<<"$KGATE_ARCHES"
 results=$BUILD/results
 mkdir -p "$results"
-rm -f "$results/summary" "$results/verdict.json" "$results"/host-*.json
+suites=$REPO/kunit/SUITES
+prepare=$REPO/scripts/tree.sh
+if [ -n "${KGATE_USER_TREE:-}" ]; then
+	# Run from a git hook, git's GIT_DIR, GIT_INDEX_FILE... name the
+	# user's repository: no git command of the gate may see them.
+	# shellcheck disable=SC2046
+	unset $(git rev-parse --local-env-vars)
+	prepare=$REPO/scripts/usertree.sh
+	# One gate at a time on one checkout's build dir (two hooks at once).
+	exec 9>"$BUILD/.gate.lock"
+	flock -n 9 || { echo "gate: another gate runs on $BUILD; waiting"; flock 9; }
+	suites=$BUILD/SUITES
+	grep -v '^series_sync[[:space:]]' "$REPO/kunit/SUITES" >"$suites"
+fi
+rm -f "$results/summary" "$results/verdict.json" "$results"/host-*.json "$results/tree"
 
 # The host side's own tests (scripts/selftest.py: the verdict code, the e2e
 # library, the plumbing, mypy) start first, in the background while the
@@ -49,7 +69,7 @@ selftest() {
 selftest &
 selftest_pid=$!
 
-if ! "$REPO/scripts/tree.sh"; then
+if ! "$prepare"; then
 	wait $selftest_pid
 	echo "gate: the patched tree could not be prepared (above)"
 	echo "0 passed, 1 failed" | tee "$results/summary"
@@ -70,4 +90,4 @@ for arch in "${arches[@]}"; do
 done
 
 wait $selftest_pid
-RESULTS=$results SUITES=$REPO/kunit/SUITES python3 "$REPO/scripts/gate.py" "${arches[@]}"
+RESULTS=$results SUITES=$suites python3 "$REPO/scripts/gate.py" "${arches[@]}"

@@ -17,7 +17,7 @@ SELF=$REPO/scripts/kunit.sh
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
 BUILD=${BUILD:-$REPO/build}
-TREE=${TREE:-$BUILD/linux}
+KTREE=${KTREE:-$BUILD/linux}
 JOBS=${JOBS:-$(nproc)}
 arch=${1:?usage: scripts/kunit.sh x86_64|arm64 [kunit.py args]}
 shift
@@ -64,11 +64,11 @@ done
 inputs_key() {
 	{
 		kernel_key
-		while read -r f; do [ -n "$f" ] && echo "$f" && cat "$TREE/$f"; done < <(test_files)
+		while read -r f; do [ -n "$f" ] && echo "$f" && cat "$KTREE/$f"; done < <(test_files)
 	} 2>/dev/null | sha1sum | cut -d' ' -f1
 }
 # The test sources: the series' KUnit files and kunit/'s (scripts/tree.sh).
-git_t() { git -C "$TREE" "$@"; }
+git_t() { git -C "$KTREE" "$@"; }
 # shellcheck source=scripts/testfiles.sh
 . "$REPO/scripts/testfiles.sh"
 test_files() {
@@ -81,9 +81,9 @@ kernel_key() {
 	mapfile -t ex < <(test_files | sed 's/^/:(exclude)/')
 	{
 		awk -F'\t' 'NR == FNR { ex[$0] = 1; next } !($2 in ex)' \
-			<(test_files) <(git -C "$TREE" ls-tree -r HEAD)
-		git -C "$TREE" status --porcelain=v1 --untracked-files=no -- . "${ex[@]}"
-		git -C "$TREE" diff HEAD -- . "${ex[@]}"
+			<(test_files) <(git -C "$KTREE" ls-tree -r HEAD)
+		git -C "$KTREE" status --porcelain=v1 --untracked-files=no -- . "${ex[@]}"
+		git -C "$KTREE" diff HEAD -- . "${ex[@]}"
 		cat "$REPO/kunitconfig" "$REPO/qemu_configs/$arch.py" "$SELF" "$REPO/scripts/lib.sh"
 		printf '%s\n' "${build_args[@]}"
 		"$cc" --version | head -n 1
@@ -91,7 +91,7 @@ kernel_key() {
 }
 
 lock=$KGATE_LOCK
-cd "$TREE"
+cd "$KTREE"
 : >"$results/$arch.log"
 
 # kunit.py build is "make olddefconfig", make, and a check that .config
@@ -104,8 +104,8 @@ config_key() {
 	{
 		cat "$REPO/kunitconfig" "$REPO/qemu_configs/$arch.py" "$SELF"
 		printf '%s\n' "${build_args[@]}"
-		git -C "$TREE" ls-files -s -- '*Kconfig*'
-		git -C "$TREE" diff HEAD -- '*Kconfig*'
+		git -C "$KTREE" ls-files -s -- '*Kconfig*'
+		git -C "$KTREE" diff HEAD -- '*Kconfig*'
 		"$cc" --version | head -n 1
 		cat "$bdir/.config"
 	} 2>/dev/null | sha1sum | cut -d' ' -f1

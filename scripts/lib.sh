@@ -14,7 +14,7 @@ series_list() {
 # key names that result.
 series_key() {
 	{
-		git -C "$TREE" rev-parse base
+		git -C "$KTREE" rev-parse base
 		series_list | while read -r p; do echo "$p"; cat "$PATCHES/$p"; done
 	} | sha1sum | cut -d' ' -f1
 }

@@ -21,7 +21,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
 BUILD=${BUILD:-$REPO/build}
-TREE=${TREE:-$BUILD/linux}
+KTREE=${KTREE:-$BUILD/linux}
 arch=${MUTANT_ARCH:-x86_64}
 arch_known "$arch" || { echo "mutants: unknown MUTANT_ARCH '$arch' ($KGATE_ARCHES)" >&2; exit 2; }
 results=$BUILD/results
@@ -35,15 +35,15 @@ for f in "$@"; do files+=("$(realpath "$f")"); done
 [ ${#files[@]} -gt 0 ] || files=("$REPO"/mutants/*.patch)
 [ -e "${files[0]}" ] || { echo "mutants: no mutants/*.patch"; echo "0 passed, 1 failed"; exit 1; }
 
-if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
-	echo "mutants: $TREE has uncommitted edits; commit or drop them first" >&2
+if [ -n "$(git -C "$KTREE" status --porcelain --untracked-files=no)" ]; then
+	echo "mutants: $KTREE has uncommitted edits; commit or drop them first" >&2
 	exit 1
 fi
 
 applied=
 restore() {
 	if [ -n "$applied" ]; then
-		git -C "$TREE" apply -R "$applied" || echo "mutants: could not revert $applied: fix $TREE by hand" >&2
+		git -C "$KTREE" apply -R "$applied" || echo "mutants: could not revert $applied: fix $KTREE by hand" >&2
 		applied=
 	fi
 }
@@ -58,7 +58,7 @@ for m in "${files[@]}"; do
 	if [ -z "$expects" ]; then
 		echo "BROKEN   $name: no 'Expect:' line"; broken=$((broken + 1)); continue
 	fi
-	if ! git -C "$TREE" apply "$m"; then
+	if ! git -C "$KTREE" apply "$m"; then
 		echo "BROKEN   $name: does not apply to the patched tree"; broken=$((broken + 1)); continue
 	fi
 	applied=$m

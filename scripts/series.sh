@@ -7,21 +7,21 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$REPO/build}
-TREE=${TREE:-$BUILD/linux}
+KTREE=${KTREE:-$BUILD/linux}
 PATCHES=$REPO/patches
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
 
-git_t() { git -C "$TREE" "$@"; }
+git_t() { git -C "$KTREE" "$@"; }
 # shellcheck source=scripts/testfiles.sh
 . "$REPO/scripts/testfiles.sh"
 
 die() { echo "series: $*" >&2; exit 1; }
-[ -d "$TREE/.git" ] || die "no tree at $TREE; run: make tree"
-git -C "$TREE" rev-parse -q --verify base >/dev/null || die "$TREE has no base tag"
+[ -d "$KTREE/.git" ] || die "no tree at $KTREE; run: make tree"
+git -C "$KTREE" rev-parse -q --verify base >/dev/null || die "$KTREE has no base tag"
 if [ -n "$(user_edits)" ]; then
 	user_edits >&2
-	die "$TREE has uncommitted edits (above): commit them first"
+	die "$KTREE has uncommitted edits (above): commit them first"
 fi
 
 # kunit/ edits made since the last "make tree" are laid over the tree first
@@ -30,12 +30,12 @@ touch "$LIST"
 while read -r f; do
 	[ -n "$f" ] || continue
 	cmp -s "$REPO/kunit/$f" "$SHADOW/$f" && continue
-	if [ -f "$TREE/$f" ] && ! cmp -s "$TREE/$f" "$SHADOW/$f" && ! same_as_head "$f" &&
-		! cmp -s "$TREE/$f" "$REPO/kunit/$f"; then
-		die "kunit/$f and $TREE/$f were both edited; keep one (copy it over the other), then make series"
+	if [ -f "$KTREE/$f" ] && ! cmp -s "$KTREE/$f" "$SHADOW/$f" && ! same_as_head "$f" &&
+		! cmp -s "$KTREE/$f" "$REPO/kunit/$f"; then
+		die "kunit/$f and $KTREE/$f were both edited; keep one (copy it over the other), then make series"
 	fi
-	mkdir -p "$(dirname "$TREE/$f")" "$(dirname "$SHADOW/$f")"
-	cp "$REPO/kunit/$f" "$TREE/$f"
+	mkdir -p "$(dirname "$KTREE/$f")" "$(dirname "$SHADOW/$f")"
+	cp "$REPO/kunit/$f" "$KTREE/$f"
 	cp "$REPO/kunit/$f" "$SHADOW/$f"
 	echo "series: laid kunit/$f over the tree"
 done < <(kunit_files)
@@ -48,19 +48,19 @@ mapfile -t edited < <(while read -r f; do
 done <"$LIST")
 for f in "${edited[@]}"; do
 	git_t cat-file -e "HEAD:$f" 2>/dev/null ||
-		die "kunit/$f is not in the series yet: add it in $TREE with the patch that builds it (git add $f; git commit --fixup=<commit>; git rebase -i --autosquash base), then make series"
+		die "kunit/$f is not in the series yet: add it in $KTREE with the patch that builds it (git add $f; git commit --fixup=<commit>; git rebase -i --autosquash base), then make series"
 done
 if [ ${#edited[@]} -gt 0 ]; then
-	python3 "$REPO/scripts/absorb.py" "$TREE" "${edited[@]}" ||
+	python3 "$REPO/scripts/absorb.py" "$KTREE" "${edited[@]}" ||
 		die "kunit/ edits not folded in (above); patches/ unchanged"
 fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-git -C "$TREE" format-patch -q --zero-commit --no-signature --abbrev=12 \
+git -C "$KTREE" format-patch -q --zero-commit --no-signature --abbrev=12 \
 	-o "$tmp" base..HEAD
 
-sub=$(sed -n 's/^SUBLEVEL = //p' "$TREE/Makefile")
+sub=$(sed -n 's/^SUBLEVEL = //p' "$KTREE/Makefile")
 {
 	echo "# Apply in this order on top of linux-source-6.1 (see README.md)."
 	echo "# base: linux-source-6.1 6.1.$sub"
@@ -90,7 +90,7 @@ LC_ALL=C sort -u -o "$LIST" "$LIST"
 
 # Mark the tree as in sync (the same key scripts/tree.sh computes).
 mapfile -t series < <(series_list)
-series_key >"$TREE/.git/kgate-series-key"
-git -C "$TREE" update-ref refs/kgate/applied HEAD
+series_key >"$KTREE/.git/kgate-series-key"
+git -C "$KTREE" update-ref refs/kgate/applied HEAD
 echo "series: wrote ${#series[@]} patch(es) to patches/"
 (cd "$REPO" && git status --short -- patches/ kunit/)

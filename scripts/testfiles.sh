@@ -1,12 +1,12 @@
 # The test sources of the series, shared by scripts/tree.sh and
-# scripts/series.sh (sourced, not run; needs REPO, TREE and git_t).
+# scripts/series.sh (sourced, not run; needs REPO, KTREE and git_t).
 #
 # The test sources: kunit/<path> is the editable copy of <path>, a file the
 # series adds.  $SHADOW/<path> keeps what was last laid over the tree from
 # kunit/, $LIST the paths, $SYNC how kunit/ compares with the series.
-SHADOW=$TREE/.git/kgate-kunit
-LIST=$TREE/.git/kgate-kunit-files
-SYNC=$TREE/.git/kgate-sync
+SHADOW=$KTREE/.git/kgate-kunit
+LIST=$KTREE/.git/kgate-kunit-files
+SYNC=$KTREE/.git/kgate-sync
 kunit_files() {
 	(cd "$REPO/kunit" 2>/dev/null && find . -mindepth 2 -type f ! -name '*~' ! -name '.*.swp' |
 		sed 's|^\./||' | LC_ALL=C sort)
@@ -16,8 +16,8 @@ series_test_files() {
 	git_t diff --name-only --diff-filter=A base HEAD |
 		grep -E '(_kunit\.c|(^|/)\.kunitconfig)$' | LC_ALL=C sort || true
 }
-same_as_head() { git_t cat-file -e "HEAD:$1" 2>/dev/null && cmp -s <(git_t show "HEAD:$1") "$TREE/$1"; }
-is_overlay() { grep -qxF -- "$1" "$LIST" 2>/dev/null && cmp -s "$TREE/$1" "$SHADOW/$1"; }
+same_as_head() { git_t cat-file -e "HEAD:$1" 2>/dev/null && cmp -s <(git_t show "HEAD:$1") "$KTREE/$1"; }
+is_overlay() { grep -qxF -- "$1" "$LIST" 2>/dev/null && cmp -s "$KTREE/$1" "$SHADOW/$1"; }
 # Uncommitted edits of the tree, less the test files laid over it from kunit/.
 user_edits() {
 	git_t status --porcelain=v1 --untracked-files=no | while IFS= read -r l; do
@@ -35,9 +35,9 @@ overlay_to_index() {
 # Keep a test file edited in the tree (not committed) before it is
 # overwritten: <file>.local, or <file>.local.N when that exists.
 keep_local() {
-	local dst=$TREE/$1 keep n=1
+	local dst=$KTREE/$1 keep n=1
 	keep=$dst.local
 	while [ -e "$keep" ]; do keep=$dst.local.$n; n=$((n + 1)); done
 	cp "$dst" "$keep"
-	echo "tree: warning: $1 was edited in the tree; kept as ${keep#"$TREE"/}; edit kunit/$1 instead (or commit it there and run make series)" >&2
+	echo "tree: warning: $1 was edited in the tree; kept as ${keep#"$KTREE"/}; edit kunit/$1 instead (or commit it there and run make series)" >&2
 }

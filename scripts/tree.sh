@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# Prepare the patched kernel tree in $TREE (default build/linux):
+# Prepare the patched kernel tree in $KTREE (default build/linux):
 #
 #  1. import /usr/src/linux-source-6.1.tar.xz once, as the commit tagged
 #     "base" of a git repository inside the tree;
 #  2. turn patches/series into commits on top of base without touching the
 #     work tree (a private index), then move the work tree to the result:
 #     git rewrites only the files that differ, so make rebuilds only those;
-#  3. lay kunit/<path> over $TREE/<path> where the content differs: the
+#  3. lay kunit/<path> over $KTREE/<path> where the content differs: the
 #     series carries its tests (the patch that adds a test hook adds the
 #     test file), kunit/ is where they are edited, and an edit there is
 #     tested at once as an uncommitted edit of the tree;
 #  4. record whether kunit/ and the series' test files are the same
-#     ($TREE/.git/kgate-sync; the gate fails while they differ, and
+#     ($KTREE/.git/kgate-sync; the gate fails while they differ, and
 #     "make series" folds kunit/ into patches/).
 #
 # Nothing is lost: a tree with uncommitted edits or with commits that are not
@@ -22,7 +22,7 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$REPO/build}
-TREE=${TREE:-$BUILD/linux}
+KTREE=${KTREE:-$BUILD/linux}
 TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 PATCHES=$REPO/patches
 FORCE=${FORCE:-0}
@@ -34,7 +34,7 @@ say() { echo "tree: $*"; }
 
 [ -r "$TARBALL" ] || die "$TARBALL not found; install it: apt-get install linux-source-6.1 (or run: make deps)"
 
-git_t() { git -C "$TREE" -c user.name=kgate -c user.email=kgate@localhost "$@"; }
+git_t() { git -C "$KTREE" -c user.name=kgate -c user.email=kgate@localhost "$@"; }
 
 # shellcheck source=scripts/testfiles.sh
 . "$REPO/scripts/testfiles.sh"
@@ -67,25 +67,25 @@ import_base() {
 		commit -q -m "Import linux-source-6.1 6.1.$sub ($(src_id))"
 	git -C "$top" tag base
 	src_id >"$top/.git/kgate-source"
-	rm -rf "$TREE"
-	mv "$top" "$TREE"
+	rm -rf "$KTREE"
+	mv "$top" "$KTREE"
 	rmdir "$tmp"
 }
 
-if [ ! -d "$TREE/.git" ]; then
+if [ ! -d "$KTREE/.git" ]; then
 	import_base
-elif [ "$(cat "$TREE/.git/kgate-source" 2>/dev/null)" != "$(src_id)" ]; then
+elif [ "$(cat "$KTREE/.git/kgate-source" 2>/dev/null)" != "$(src_id)" ]; then
 	if [ "$FORCE" != 1 ] && [ -n "$(user_edits)" ]; then
-		die "linux-source-6.1 changed, but $TREE has uncommitted edits; export them (make series) or rerun with FORCE=1"
+		die "linux-source-6.1 changed, but $KTREE has uncommitted edits; export them (make series) or rerun with FORCE=1"
 	fi
 	say "linux-source-6.1 changed ($(src_id)); re-importing"
-	mv "$TREE" "$TREE.old.$$"
+	mv "$KTREE" "$KTREE.old.$$"
 	import_base
-	say "old tree kept at $TREE.old.$$ (delete it when done)"
+	say "old tree kept at $KTREE.old.$$ (delete it when done)"
 fi
 
 # ---- 2. the series ---------------------------------------------------------
-tree_sub=$(sed -n 's/^SUBLEVEL = //p' "$TREE/Makefile")
+tree_sub=$(sed -n 's/^SUBLEVEL = //p' "$KTREE/Makefile")
 series_sub=$(sed -n 's/^# base: .*6\.1\.\([0-9]*\).*/\1/p' "$PATCHES/series" 2>/dev/null | head -n 1)
 if [ -n "$series_sub" ] && [ "$series_sub" != "$tree_sub" ]; then
 	echo "tree: warning: the series was made on 6.1.$series_sub, the installed linux-source-6.1 is 6.1.$tree_sub; trying anyway" >&2
@@ -99,24 +99,24 @@ done
 want_key=$(series_key)
 applied=$(git_t rev-parse -q --verify refs/kgate/applied 2>/dev/null || true)
 head=$(git_t rev-parse HEAD)
-have_key=$(cat "$TREE/.git/kgate-series-key" 2>/dev/null || true)
+have_key=$(cat "$KTREE/.git/kgate-series-key" 2>/dev/null || true)
 
 if [ "$want_key" != "$have_key" ] || [ "$head" != "$applied" ]; then
 	if [ "$FORCE" != 1 ]; then
 		if [ -n "$applied" ] && [ "$head" != "$applied" ]; then
 			n=$(git_t rev-list --count "$applied..HEAD" 2>/dev/null || echo some)
-			die "$TREE has $n commit(s) not in patches/ (HEAD moved since the last apply); export them with 'make series', or rerun with FORCE=1 to drop them"
+			die "$KTREE has $n commit(s) not in patches/ (HEAD moved since the last apply); export them with 'make series', or rerun with FORCE=1 to drop them"
 		fi
 		if [ -n "$(user_edits)" ]; then
 			user_edits | head -n 10 >&2
-			die "$TREE has uncommitted edits (above); commit them and 'make series', or rerun with FORCE=1 to drop them"
+			die "$KTREE has uncommitted edits (above); commit them and 'make series', or rerun with FORCE=1 to drop them"
 		fi
 	fi
 	# The test files laid over the tree from kunit/ go into the index, so
 	# that "git reset --hard" below leaves them alone where the new series
 	# has the same content (no rebuild for nothing).
 	overlay_to_index
-	idx="$TREE/.git/kgate-index"
+	idx="$KTREE/.git/kgate-index"
 	rm -f "$idx"
 	export GIT_INDEX_FILE=$idx
 	git_t read-tree base
@@ -140,13 +140,13 @@ if [ "$want_key" != "$have_key" ] || [ "$head" != "$applied" ]; then
 			GIT_AUTHOR_DATE=$(sed -n 's/^Date: //p' "$info") \
 			GIT_COMMITTER_NAME=kgate GIT_COMMITTER_EMAIL=kgate@localhost \
 			GIT_COMMITTER_DATE=$(sed -n 's/^Date: //p' "$info") \
-			git -C "$TREE" commit-tree "$tree" -p "$parent" -F -)
+			git -C "$KTREE" commit-tree "$tree" -p "$parent" -F -)
 	done
 	unset GIT_INDEX_FILE
 	rm -f "$idx"
 	git_t reset -q --hard "$parent"
 	git_t update-ref refs/kgate/applied "$parent"
-	echo "$want_key" >"$TREE/.git/kgate-series-key"
+	echo "$want_key" >"$KTREE/.git/kgate-series-key"
 	say "applied ${#series[@]} patch(es) on base ($(git_t rev-parse --short HEAD))"
 fi
 
@@ -156,7 +156,7 @@ fi
 # kunit/.
 mapfile -t now < <(kunit_files)
 for f in "${now[@]}"; do
-	dst="$TREE/$f"
+	dst="$KTREE/$f"
 	shadow="$SHADOW/$f"
 	if ! cmp -s "$REPO/kunit/$f" "$dst"; then
 		if [ -f "$dst" ] && ! cmp -s "$dst" "$shadow" && ! same_as_head "$f"; then
@@ -175,12 +175,12 @@ done
 LC_ALL=C comm -23 <(sed '/^$/d' "$LIST" 2>/dev/null | LC_ALL=C sort -u) \
 	<(printf '%s\n' "${now[@]}" | sed '/^$/d') |
 while read -r f; do
-	[ -f "$TREE/$f" ] && ! is_overlay "$f" && ! same_as_head "$f" && keep_local "$f"
+	[ -f "$KTREE/$f" ] && ! is_overlay "$f" && ! same_as_head "$f" && keep_local "$f"
 	if git_t cat-file -e "HEAD:$f" 2>/dev/null; then
 		git_t checkout -q HEAD -- "$f"
 		say "restored $f from the series (gone from kunit/)"
 	else
-		rm -f "${TREE:?}/$f"
+		rm -f "${KTREE:?}/$f"
 		say "removed $f (gone from kunit/)"
 	fi
 	rm -f "$SHADOW/$f"
@@ -190,7 +190,7 @@ printf '%s\n' "${now[@]}" | sed '/^$/d' >"$LIST"
 {
 	echo "# installed from kunit/ by scripts/tree.sh"
 	for f in "${now[@]}"; do git_t cat-file -e "HEAD:$f" 2>/dev/null || echo "/$f"; done
-} >"$TREE/.git/info/exclude"
+} >"$KTREE/.git/info/exclude"
 
 # ---- 4. kunit/ and the series must say the same ------------------------------
 # The series carries its tests; kunit/ is where they are edited.  Write one

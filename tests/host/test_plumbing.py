@@ -124,7 +124,7 @@ class ExitCodeFile(TempDirTest):
         """scripts/kunit.sh leaves <arch>.rc on every exit (here: no tree)."""
         build = self.path('build')
         p = run([os.path.join(REPO, 'scripts', 'kunit.sh'), 'x86_64'],
-                env={'BUILD': build, 'TREE': self.path('no-tree')})
+                env={'BUILD': build, 'KTREE': self.path('no-tree')})
         self.assertEqual(p.returncode, 1, p.stdout)
         with open(os.path.join(build, 'results', 'x86_64.rc'), encoding='utf-8') as f:
             self.assertEqual(f.read(), '1\n')
@@ -139,7 +139,7 @@ class ExitCodeFile(TempDirTest):
                   encoding='utf-8') as f:
             f.write('import sys\nprint("ld: something went wrong")\nsys.exit(1)\n')
         p = run([os.path.join(REPO, 'scripts', 'kunit.sh'), 'x86_64'],
-                env={'BUILD': build, 'TREE': tree, 'KGATE_LOCK': self.path('lock')})
+                env={'BUILD': build, 'KTREE': tree, 'KGATE_LOCK': self.path('lock')})
         self.assertEqual(p.returncode, 1, p.stdout)
         with open(os.path.join(build, 'results', 'x86_64.log'), encoding='utf-8') as f:
             log = f.read().splitlines()
