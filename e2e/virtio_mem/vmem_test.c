@@ -1132,7 +1132,8 @@ static void t_sbm_offline_error(void)
  *   worker 1: offlines a random online memory block of the devices through
  *             sysfs and onlines it again (ZONE_MOVABLE); the driver may
  *             unplug and remove an offline block meanwhile (ENOENT,
- *             ENODEV) or deny onlining one it is removing (EPERM);
+ *             ENODEV), add it again (EINVAL: already online) or deny
+ *             onlining one it is removing (EPERM);
  *   worker 2: maps 32 MiB, fills it, checks every word, unmaps.
  * Then every memory block back online (a denied one must be gone within
  * 10 s) and a last request per device that none of the random ones was
@@ -1267,20 +1268,23 @@ static void race_onoff(unsigned int *x)
 		usleep(race_rand(x) % 50000);
 		rc = block_set(id, "online_movable");
 		/*
-		 * The driver may have unplugged and removed it meanwhile, or
-		 * be about to: SBM marks a block it unplugged completely as
+		 * The driver may have unplugged and removed it meanwhile
+		 * (ENOENT, ENODEV), or removed it and added it again, onlined
+		 * by the kernel (EINVAL: already online), or be about to
+		 * remove it: SBM marks a block it unplugged completely as
 		 * unused and then removes it; onlining it in between is
 		 * denied (EPERM, "memory block onlining denied").
 		 */
-		E2E_ASSERT(!rc || rc == ENOENT || rc == ENODEV || rc == EPERM,
-			   "online memory%ld: %s", id, strerrorname_np(rc));
+		E2E_ASSERT(!rc || rc == ENOENT || rc == ENODEV || rc == EPERM ||
+			   rc == EINVAL, "online memory%ld: %s", id,
+			   strerrorname_np(rc));
 		on += !rc;
 		denied += rc == EPERM;
 		gone += rc && rc != EPERM;
 	}
 	e2e_diag("race_resize: %lu blocks offlined, %lu onlined again, %lu "
-		 "busy, %lu gone or refused, %lu onlinings denied", off, on,
-		 busy, gone, denied);
+		 "busy, %lu gone, refused or already back, %lu onlinings "
+		 "denied", off, on, busy, gone, denied);
 	E2E_ASSERT(off > 0, "no memory block could be offlined in %d s",
 		   RACE_SECONDS);
 }
@@ -1365,8 +1369,9 @@ static void race_resize(int resize_devs, int sysfs_devs)
 				int rc = block_set(ids[j], "online_movable");
 
 				E2E_ASSERT(!rc || rc == ENOENT || rc == ENODEV ||
-					   rc == EPERM, "online memory%ld: %s",
-					   ids[j], strerrorname_np(rc));
+					   rc == EPERM || rc == EINVAL,
+					   "online memory%ld: %s", ids[j],
+					   strerrorname_np(rc));
 				left += rc == EPERM;
 				if (rc == EPERM && now_ms() - t0 > 10e3)
 					E2E_FAIL("memory%ld: onlining denied and "
