@@ -207,10 +207,15 @@ class Host:
             tag = m.group('tag')
             if fnv1a(tag) != int(m.group('sum'), 16):
                 continue        # the kernel printed into the line: it comes again
+            words = m.group('cmd').split()
             if tag in answered:
                 answer = answered[tag]      # a resend: answer again, do not act
             else:
-                answer = answered[tag] = self.dispatch(m.group('cmd').split())
+                answer = self.dispatch(words)
+                if words[:1] == ['reboot']:
+                    answered.clear()        # the next boot's tags start again
+                else:
+                    answered[tag] = answer
             if answer is None:
                 continue
             try:

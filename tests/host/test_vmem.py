@@ -46,6 +46,12 @@ class FakeQmp:
                                       f"'block-size' (0x{block:x})"})
             self.dev[dev]['requested-size'] = self.dev[dev]['size'] = args['value']
             return {}
+        if name == 'set-action':
+            return {}
+        if name == 'system_reset':
+            for d in self.dev.values():
+                d['size'] = 0
+            return {}
         raise AssertionError(f'unexpected QMP command {name}')
 
     def clear_events(self, match: Any = None) -> list[dict[str, Any]]:
@@ -168,6 +174,17 @@ class Dispatch(unittest.TestCase):
             f'e2e-reply: {tag} ok\n', f'e2e-reply: {tag} ok\n'])
         sets = [c for c in h.q.calls if c == 'qom-set']   # type: ignore[attr-defined]
         self.assertEqual(len(sets), 1)
+
+    def test_serve_new_boot_same_tag(self) -> None:
+        """After a reboot the guest's pids and sequence numbers start
+        again: a tag seen in the boot before is a new request."""
+        def sync(tag: str) -> str:
+            return f'e2e-sync: {tag} #{vmem.fnv1a(tag):08x}\n'
+        req = 'vm 29.3 request vm1 1073741824'
+        h = host(console=sync(req) + sync('vm 29.4 reboot') + sync(req))
+        h.serve(5)
+        sets = [c for c in h.q.calls if c == 'qom-set']   # type: ignore[attr-defined]
+        self.assertEqual(len(sets), 2)
 
 
 if __name__ == '__main__':
