@@ -116,6 +116,19 @@ struct blocks {
 	char bad[400];		/* the first block not online+Movable */
 };
 
+/* Is entry e of /sys/devices/system/memory a memory block in d's region?
+ * Its number goes to *id. */
+static int block_of(const struct dirent *e, const struct vdev *d, long *id)
+{
+	uint64_t start;
+
+	if (strncmp(e->d_name, "memory", 6) || !isdigit(e->d_name[6]))
+		return 0;
+	*id = strtol(e->d_name + 6, NULL, 10);
+	start = (uint64_t)*id * mb_size;
+	return start >= d->addr && start < d->addr + d->max;
+}
+
 /* The memory blocks of /sys/devices/system/memory in d's region. */
 static void count_blocks(const struct vdev *d, struct blocks *b)
 {
@@ -127,12 +140,9 @@ static void count_blocks(const struct vdev *d, struct blocks *b)
 	E2E_ASSERT(dir, "opendir /sys/devices/system/memory: %s",
 		   strerrorname_np(errno));
 	while ((e = readdir(dir))) {
-		uint64_t start;
+		long id;
 
-		if (strncmp(e->d_name, "memory", 6) || !isdigit(e->d_name[6]))
-			continue;
-		start = strtoull(e->d_name + 6, NULL, 10) * mb_size;
-		if (start < d->addr || start >= d->addr + d->max)
+		if (!block_of(e, d, &id))
 			continue;
 		snprintf(p, sizeof(p), "/sys/devices/system/memory/%s/state",
 			 e->d_name);
@@ -1182,13 +1192,8 @@ static int blocks_in(const struct vdev *d, const char *want, long *ids, int max)
 		   strerrorname_np(errno));
 	while ((e = readdir(dir)) && n < max) {
 		long id;
-		uint64_t start;
 
-		if (strncmp(e->d_name, "memory", 6) || !isdigit(e->d_name[6]))
-			continue;
-		id = strtol(e->d_name + 6, NULL, 10);
-		start = id * mb_size;
-		if (start < d->addr || start >= d->addr + d->max)
+		if (!block_of(e, d, &id))
 			continue;
 		snprintf(p, sizeof(p), "/sys/devices/system/memory/%s/state",
 			 e->d_name);
