@@ -1,12 +1,19 @@
-# kgate: a patch series on Debian's linux-source-6.1, its KUnit suites and
-# end-to-end QEMU runs, on x86_64 and arm64.  "make help" lists the targets.
+# kgate: a patch series per Debian kernel tree (linux-source-6.1 and -6.12),
+# its KUnit suites and end-to-end QEMU runs, on x86_64 and arm64.  "make
+# help" lists the targets.
 #
 # Everything generated lives in $(BUILD) (git-ignored).
 
 SHELL := /bin/bash
 BUILD ?= $(CURDIR)/build
-# The default arch list lives in scripts/lib.sh (KGATE_ARCHES).
-ARCHES ?= $(shell . scripts/lib.sh && echo $$KGATE_ARCHES)
+# The trees, arches and default cells (tree x arch) live in scripts/lib.sh
+# (KGATE_TREES, KGATE_ARCHES, KGATE_CELLS).  CELLS="6.12/arm64 ..." (or
+# CELLS=all), TREES="6.1 ..." and ARCHES="x86_64 ..." select cells
+# (kgate_cells there); the scripts read them from the environment.
+export CELLS TREES ARCHES
+# The trees of the per-tree targets (series, checkpatch, buildcheck, amcheck,
+# mutants): TREES, default all.
+ALL_TREES = $(or $(TREES),$(shell . scripts/lib.sh && echo $$KGATE_TREES))
 SUITES ?= $(CURDIR)/kunit/SUITES
 
 # TREE=<checkout>: gate that kernel checkout (its HEAD, REV=<commit>, or its
@@ -39,16 +46,19 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 # The verdict on the results of $(BUILD) (not of the current directory),
 # against kunit/SUITES; KINDS=... before it picks what is judged.
 GATE_PY = RESULTS=$(BUILD)/results SUITES=$(SUITES) python3 scripts/gate.py
+# <cmd> on each tree of ALL_TREES, in its build dir; red if any is.
+EACH_TREE = rc=0; for t in $(ALL_TREES); do echo "== $$t"; \
+	BUILD=$(BUILD)/$$t KGATE_TREE=$$t
+EACH_TREE_END = || rc=1; done; exit $$rc
 
 .PHONY: all help deps tree test gate selftest install-hook uninstall-hook \
 	series checkpatch buildcheck amcheck mutants bench clean-results distclean
 
-## all: patched tree, then KUnit on both arches (kunit.py run) with a summary
-# (scripts/kunit.sh leaves its exit code in $(BUILD)/results/<arch>.rc, which
-# gate.py judges: every arch counts)
+## all: patched trees, then KUnit on every cell (kunit.py run) with a summary
+# (scripts/kunit.sh leaves its exit code in $(BUILD)/<tree>/results/<arch>.rc,
+# which gate.py judges: every cell counts)
 all: deps tree
-	@for a in $(ARCHES); do scripts/kunit.sh $$a; done; \
-	 KINDS=kunit $(GATE_PY) $(ARCHES)
+	@scripts/cells.sh kunit; scripts/cells.sh judge kunit
 
 ## help: this list
 help:
@@ -60,28 +70,28 @@ $(DEPS_STAMP): scripts/deps.sh
 	@scripts/deps.sh
 	@mkdir -p $(BUILD) && touch $@
 
-## tree: import linux-source-6.1 into build/linux, apply patches/, install kunit/ (TREE=<checkout>: the series on that checkout, in build/tree-<path>/linux)
+## tree: import linux-source-<tree> into build/<tree>/linux, apply patches/<tree>/, install kunit/<tree>/, for each tree of the cells (TREE=<checkout>: its series on that checkout, in build/tree-<path>/linux)
 tree: deps
-	@scripts/$(if $(KGATE_USER_TREE),usertree.sh,tree.sh)
+	@scripts/cells.sh tree
 
 ## kunit-x86_64 / kunit-arm64: build and run one arch's KUnit kernel
 # (explicit rules: make never applies a pattern rule to a .PHONY target)
 kunit-x86_64 kunit-arm64: tree
-	@a=$(@:kunit-%=%); scripts/kunit.sh $$a; \
-	 KINDS=kunit $(GATE_PY) $$a
+	@a=$(@:kunit-%=%); scripts/cells.sh kunit $$a; \
+	 scripts/cells.sh judge kunit $$a
 .PHONY: kunit-x86_64 kunit-arm64
 
 ## e2e-x86_64 / e2e-arm64: the end-to-end runs only, on the last built kernel, with their verdict
 # (every run counts: scripts/e2e.sh fails if any run failed)
 e2e-x86_64 e2e-arm64: deps
-	@a=$(@:e2e-%=%); rc=0; scripts/e2e.sh $$a || rc=1; \
-	 KINDS=e2e $(GATE_PY) $$a || rc=1; exit $$rc
+	@a=$(@:e2e-%=%); rc=0; scripts/cells.sh e2e $$a || rc=1; \
+	 scripts/cells.sh judge e2e $$a || rc=1; exit $$rc
 .PHONY: e2e-x86_64 e2e-arm64
 
 ## test (= gate): the pre-commit gate: host selftest, KUnit + end-to-end on both arches, one verdict (TREE=<checkout> [REV=<commit>|STAGED=1]: on your own kernel checkout)
 test: gate
 gate: deps
-	@scripts/gate.sh $(ARCHES)
+	@scripts/gate.sh
 
 ## install-hook: a git hook running the gate on what is committed or pushed (HOOK=pre-push default, HOOK=pre-commit; TREE=<checkout>, default this repository)
 install-hook:
@@ -96,25 +106,25 @@ uninstall-hook:
 selftest: deps
 	@python3 scripts/selftest.py
 
-## series: export the tree's commits on top of base to patches/ (+ series)
+## series: export each tree's commits on top of base to patches/<tree>/ (+ series); TREES= picks, a tree not imported yet is skipped
 series:
-	@scripts/series.sh
+	@$(EACH_TREE) scripts/series.sh $(EACH_TREE_END)
 
-## checkpatch: scripts/checkpatch.pl --strict on every patch of the series
+## checkpatch: scripts/checkpatch.pl --strict on every patch of each tree's series
 checkpatch: tree
-	@scripts/checkpatch.sh
+	@$(EACH_TREE) scripts/checkpatch.sh $(EACH_TREE_END)
 
-## buildcheck: build the tree at every patch of the series (x86_64), one by one
+## buildcheck: build each tree at every patch of its series (x86_64; ARCH=arm64), one by one
 buildcheck: tree
-	@scripts/buildcheck.sh
+	@$(EACH_TREE) scripts/buildcheck.sh $(EACH_TREE_END)
 
-## amcheck: git am the series on a clean tarball tree, kunit.py run with its .kunitconfigs
+## amcheck: git am each tree's series on a clean tarball tree, kunit.py run with its .kunitconfigs
 amcheck: deps
-	@scripts/amcheck.sh $(or $(ARCH),x86_64)
+	@$(EACH_TREE) scripts/amcheck.sh $(or $(ARCH),x86_64) $(EACH_TREE_END)
 
-## mutants: apply each mutants/*.patch in turn; the gate must go red for each
+## mutants: apply each mutants/<tree>/*.patch in turn; the gate must go red for each
 mutants: tree
-	@scripts/mutants.sh
+	@$(EACH_TREE) scripts/mutants.sh $(EACH_TREE_END)
 
 ## bench: measure cold / no-change / one-file-change gate times
 bench: deps
@@ -122,7 +132,7 @@ bench: deps
 
 ## clean-results: forget the last results (keeps the tree and the builds)
 clean-results:
-	rm -rf $(BUILD)/results
+	rm -rf $(BUILD)/results $(BUILD)/*/results
 
 ## distclean: remove build/ entirely (tree, builds; ccache stays)
 distclean:

@@ -11,15 +11,13 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$REPO/build}
-TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-PATCHES=$REPO/patches
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
+kgate_tree_env
 arch=${1:-x86_64}
 arch_known "$arch" || { echo "amcheck: unknown arch '$arch' (known: $KGATE_ARCHES)" >&2; exit 2; }
 cross=$(arch_cross "$arch")
-[ -r "$TARBALL" ] || { echo "amcheck: $TARBALL not found; install it: apt-get install linux-source-6.1 (or run: make deps)" >&2; exit 1; }
+[ -r "$TARBALL" ] || { echo "amcheck: $TARBALL not found; install it: apt-get install $TREE_PKG (or run: make deps)" >&2; exit 1; }
 
 top=$BUILD/amcheck
 tree=$top/linux
@@ -33,7 +31,7 @@ git -C "$tree" init -q
 git -C "$tree" add -A -f .
 git -C "$tree" -c user.name=amcheck -c user.email=amcheck@localhost commit -q -m base
 mapfile -t series < <(series_list)
-echo "\$ git am patches/*.patch   (${#series[@]} patches)"
+echo "\$ git am patches/$KGATE_TREE/*.patch   (${#series[@]} patches)"
 (cd "$PATCHES" && git -C "$tree" -c user.name=amcheck -c user.email=amcheck@localhost \
 	am -q "${series[@]/#/$PATCHES/}")
 git -C "$tree" log --oneline | head -n $((${#series[@]} + 1))

@@ -13,13 +13,17 @@ set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
-BUILD=${BUILD:-$REPO/build}
-KTREE=${KTREE:-$BUILD/linux}
+# One tree (KGATE_TREE, default the first): its cells, one per arch of ARCHES.
+ROOT=${BUILD:-$REPO/build}
+KGATE_TREE=${KGATE_TREE:-${KGATE_TREES%% *}}
+BUILD=$ROOT/$KGATE_TREE
+kgate_tree_env
 ARCHES=${ARCHES:-$KGATE_ARCHES}
-export BUILD
+CELLS=$(for a in $ARCHES; do printf '%s/%s ' "$KGATE_TREE" "$a"; done)
+export BUILD CELLS
 
 secs() { local t0; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; echo "$(date +%s.%N) - $t0" | bc; }
-gate() { "$REPO/scripts/gate.sh" $ARCHES; }
+gate() { BUILD=$ROOT "$REPO/scripts/gate.sh"; }
 bare() {
 	# What a developer would type by hand, per arch, same kunitconfig and
 	# build dirs (so it sees the same up-to-date build).
@@ -43,7 +47,7 @@ bare_nochange=$(secs bare)
 gate >/dev/null 2>&1
 
 # One test source changed: append a comment line to the first KUnit source.
-f=$(cd "$REPO" && find kunit -mindepth 2 -name '*.c' | sort | head -n 1)
+f=$(cd "$REPO" && find "kunit/$KGATE_TREE" -name '*.c' | sort | head -n 1)
 onefile=n/a bare_onefile=n/a
 if [ -n "$f" ]; then
 	cp "$REPO/$f" "$BUILD/.bench-orig"
@@ -61,12 +65,12 @@ fi
 cold=n/a
 if [ "${BENCH_COLD:-0}" = 1 ]; then
 	scratch=$(mktemp -d "$BUILD/.bench-cold.XXXXXX")
-	cold=$(BUILD=$scratch CCACHE_DISABLE=1 secs "$REPO/scripts/gate.sh" $ARCHES)
+	cold=$(BUILD=$scratch CCACHE_DISABLE=1 secs "$REPO/scripts/gate.sh")
 	rm -rf "$scratch"
 fi
 
 ratio() { [ "$2" = n/a ] || [ "$1" = n/a ] && { echo n/a; return; }; echo "scale=2; $1 / $2" | bc; }
-printf '\n%-28s %10s %14s %8s\n' "case ($ARCHES)" "gate s" "kunit.py s" "ratio"
+printf '\n%-28s %10s %14s %8s\n' "case ($KGATE_TREE: $ARCHES)" "gate s" "kunit.py s" "ratio"
 printf '%-28s %10.1f %14.1f %8s\n' "no change" "$nochange" "$bare_nochange" "$(ratio "$nochange" "$bare_nochange")"
 [ "$onefile" != n/a ] && printf '%-28s %10.1f %14.1f %8s\n' "one test file changed" "$onefile" "$bare_onefile" "$(ratio "$onefile" "$bare_onefile")"
 [ "$cold" != n/a ] && printf '%-28s %10.1f %14s %8s\n' "cold (no ccache)" "$cold" "-" "-"

@@ -10,10 +10,9 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$REPO/build}
-KTREE=${KTREE:-$BUILD/linux}
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
+kgate_tree_env
 arch=${ARCH:-x86_64}
 arch_known "$arch" || { echo "buildcheck: unknown arch $arch (known: $KGATE_ARCHES)" >&2; exit 2; }
 cross=$(arch_cross "$arch")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/checkpatch.pl --strict, no --ignore, on every patch of
-# patches/series, test code included: the series carries its tests.
+# patches/<tree>/series ($KGATE_TREE, default 6.1), test code included: the series carries its tests.
 # Exits 1 if any patch gets an ERROR, WARNING or CHECK.
 #
 # Backports cite their upstream commit as a Link: trailer
@@ -10,17 +10,15 @@
 # such links, so every linked id must be listed in patches/upstream-commits.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$REPO/build}
-KTREE=${KTREE:-$BUILD/linux}
-PATCHES=$REPO/patches
 . "$REPO/scripts/lib.sh"
+kgate_tree_env
 
 bad=0 n=0
 while read -r p; do
 	n=$((n + 1))
 	out=$(cd "$KTREE" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict -q "$PATCHES/$p" 2>&1)
 	for id in $(sed -n 's|^Link: https://git.kernel.org/linus/\([0-9a-f]*\)$|\1|p' "$PATCHES/$p"); do
-		grep -q "^$id " "$PATCHES/upstream-commits" ||
+		grep -q "^$id " "$REPO/patches/upstream-commits" ||
 			out+="${out:+$'\n'}upstream id $id is not listed in patches/upstream-commits"
 	done
 	if [ -n "$out" ]; then

@@ -10,7 +10,8 @@ set -euo pipefail
 
 # package            why
 PKGS=(
-	linux-source-6.1      # the kernel tree the series applies to
+	linux-source-6.1      # the kernel trees the series apply to (patches/<tree>/);
+	linux-source-6.12     # 6.12 comes from bookworm-security
 	make gcc libc6-dev     # host build
 	flex bison bc         # kbuild
 	libelf-dev libssl-dev # objtool, certs
@@ -56,7 +57,7 @@ if ! $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >"$log"
 		tail -n 5 "$log" >&2
 		for p in "${missing[@]}"; do
 			if ! apt-cache show "$p" >/dev/null 2>&1; then
-				echo "deps: package '$p' is not available from apt; enable a Debian 12 (bookworm) source and run: apt-get install $p" >&2
+				echo "deps: package '$p' is not available from apt; enable a Debian 12 (bookworm, and bookworm-security for linux-source-6.12) source and run: apt-get install $p" >&2
 				exit 1
 			fi
 		done

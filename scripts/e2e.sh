@@ -19,7 +19,7 @@ set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
-BUILD=${BUILD:-$REPO/build}
+kgate_tree_env
 export BUILD
 E2E_DIR=${E2E_DIR:-$REPO/e2e}
 reuse=0

@@ -1,36 +1,47 @@
 #!/usr/bin/env python3
 """Summarise the gate's results and decide.
 
-    [KINDS="kunit e2e host"] [RESULTS=dir] [SUITES=file] scripts/gate.py arch...
+    [KINDS="kunit e2e tree host"] [RESULTS=dir] [SUITES=file] scripts/gate.py cell...
 
-Reads, in RESULTS (default: $BUILD/results, BUILD default <repo>/build),
-only the results of the kinds judged (KINDS, default all three):
+A cell is <tree>/<arch> (e.g. 6.12/x86_64): that tree's results are in
+RESULTS/../<tree>/results (the tree's build dir, $BUILD/<tree>/results).  A
+cell that is a bare <arch> is one tree's arch whose results are in RESULTS
+itself (make test TREE=<checkout>, scripts/mutants.sh).
+
+Reads, in each tree's results dir, only the results of the kinds judged
+(KINDS, default all four):
 
   kunit  <arch>.json          kunit.py --json output (KernelCI layout)
          <arch>.rc            scripts/kunit.sh's exit code (its one writer)
   e2e    e2e-*-<arch>.json    end-to-end results (same layout, one suite)
-  host   host-*.json          arch-independent suites (same layout, one
-                              suite), e.g. host-selftest.json
+  tree   tree-*.json          per-tree, arch-independent suites (same
+                              layout, one suite), e.g. tree-series_sync.json
+
+and in RESULTS (default: $BUILD/results, BUILD default <repo>/build):
+
+  host   host-*.json          arch- and tree-independent suites (same
+                              layout, one suite), e.g. host-selftest.json
 
 and SUITES (default <repo>/kunit/SUITES), the one list of suites that must
-have run.  Prints a per-arch table, the failing tests, the missing suites
-and, last, "N passed, N failed, N skipped" (also written to RESULTS/summary).
-Writes RESULTS/verdict.json, the same verdict for programs:
+have run.  Prints a table (one row per cell or tree and suite), the failing
+tests, the missing suites and, last, "N passed, N failed, N skipped" (also
+written to RESULTS/summary).  Writes RESULTS/verdict.json, the same verdict
+for programs:
 
-  {"verdict": "PASS"|"FAIL", "arches": [...], "kinds": [...],
+  {"verdict": "PASS"|"FAIL", "arches": [<cell>...], "kinds": [...],
    "totals": {"passed": N, "failed": N, "skipped": N},
-   "results": {<arch or "host">: {<suite>: {"kind": ..., "state":
+   "results": {<cell, tree or "host">: {<suite>: {"kind": ..., "state":
        "ok"|"FAILED"|"MISSING", "passed": N, "failed": N, "skipped": N,
        "tests": {<test>: "PASS"|"FAIL"|"SKIP"|"ERROR"|...}}}},
-   "missing": [{"arch": <arch or "host">, "suite": ...}],
-   "problems": ["<arch>: <what>", ...],
+   "missing": [{"arch": <cell, tree or "host">, "suite": ...}],
+   "problems": ["<cell>: <what>", ...],
    "tree": "tree: <checkout>, ..."}   (make test TREE=<checkout> only)
 
 A file RESULTS/tree (scripts/usertree.sh) names the tree gated: its line is
 printed before the verdict.
 
-Exits 1 on any failed, crashed, timed-out, empty or missing suite, on an
-arch whose KUnit run left no results or exited non-zero (or left no exit
+Exits 1 on any failed, crashed, timed-out, empty or missing suite, on a
+cell whose KUnit run left no results or exited non-zero (or left no exit
 code), and on a SUITES file it cannot read.
 """
 import glob
@@ -41,7 +52,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Optional
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KINDS = ('kunit', 'e2e', 'host')
+KINDS = ('kunit', 'e2e', 'tree', 'host')
 HOST = 'host'            # the "arch" of the arch-independent (host) suites
 COUNTED = ('PASS', 'FAIL', 'SKIP')
 
@@ -60,29 +71,49 @@ def read_suites(path: str) -> list[tuple[str, str, list[str]]]:
             if len(words) < 2 or words[1] not in KINDS:
                 raise ValueError(f'{path}:{lineno}: expected "suite kind [arch...]" '
                                  f'with kind one of {", ".join(KINDS)}: {raw.strip()!r}')
-            if words[1] == 'host' and len(words) > 2:
-                raise ValueError(f'{path}:{lineno}: a host suite runs once, on no arch: '
+            if words[1] in ('host', 'tree') and len(words) > 2:
+                raise ValueError(f'{path}:{lineno}: a {words[1]} suite runs on no arch: '
                                  f'{raw.strip()!r}')
             out.append((words[0], words[1], words[2:]))
     return out
 
 
-def load_expected(path: str, arches: Sequence[str],
+def split_cell(cell: str) -> tuple[str, str]:
+    """(tree, arch) of a cell "<tree>/<arch>"; ('', arch) of a bare arch."""
+    tree, _, arch = cell.rpartition('/')
+    return tree, arch
+
+
+def tree_where(tree: str) -> str:
+    """Where a tree's per-tree suites are listed: the tree, or HOST for the
+    one unnamed tree of bare-arch cells."""
+    return tree or HOST
+
+
+def load_expected(path: str, cells: Sequence[str],
                   kinds: Optional[Sequence[str]] = None) -> dict[str, list[str]]:
-    """{arch: [suite, ...], HOST: [suite, ...]} from a SUITES file (see
-    read_suites; no arch named: every arch).  Kind host is arch-independent:
-    its suites are listed under HOST.  Only the kinds named (all if none)."""
-    want: dict[str, list[str]] = {a: [] for a in arches}
+    """{cell: [suite, ...], tree: [suite, ...], HOST: [suite, ...]} from a
+    SUITES file (see read_suites; no arch named: every arch).  Kind host is
+    listed under HOST, kind tree under each tree of the cells (under HOST
+    for bare-arch cells).  Only the kinds named (all if none)."""
+    want: dict[str, list[str]] = {c: [] for c in cells}
     want[HOST] = []
+    trees = sorted({split_cell(c)[0] for c in cells})
+    for t in trees:
+        want.setdefault(tree_where(t), [])
     for suite, kind, on in read_suites(path):
         if kinds and kind not in kinds:
             continue
         if kind == 'host':
             want[HOST].append(suite)
             continue
-        for a in arches:
-            if not on or a in on:
-                want[a].append(suite)
+        if kind == 'tree':
+            for t in trees:
+                want[tree_where(t)].append(suite)
+            continue
+        for c in cells:
+            if not on or split_cell(c)[1] in on:
+                want[c].append(suite)
     return want
 
 
@@ -125,11 +156,20 @@ def _one_suite(path: str, problems: list[str], where: str) -> Optional[tuple[str
         return None
 
 
+def tree_results(results: str, tree: str) -> str:
+    """The results dir of a tree: RESULTS/../<tree>/results; RESULTS itself
+    for the unnamed tree of bare-arch cells."""
+    if not tree:
+        return results
+    return os.path.join(os.path.dirname(os.path.abspath(results)), tree, 'results')
+
+
 def judge(results: str, suites_file: str, arches: Sequence[str],
           kinds: Sequence[str] = ()) -> Json:
-    """The verdict (the document of verdict.json) on the results in the
-    directory results, against suites_file, for arches and kinds (all
-    kinds if empty)."""
+    """The verdict (the document of verdict.json) on the results of the
+    cells arches ("<tree>/<arch>" or a bare arch, see tree_results) and of
+    the host suites in the directory results, against suites_file, for
+    kinds (all kinds if empty)."""
     kinds = [k for k in KINDS if not kinds or k in kinds]
     problems: list[str] = []
     try:
@@ -137,6 +177,8 @@ def judge(results: str, suites_file: str, arches: Sequence[str],
         kind_of = {suite: kind for suite, kind, _on in read_suites(suites_file)}
     except (OSError, ValueError) as err:
         want = {a: [] for a in [*arches, HOST]}
+        for t in {split_cell(c)[0] for c in arches}:
+            want.setdefault(tree_where(t), [])
         kind_of = {}
         problems.append(f'suites: {err}')
 
@@ -176,39 +218,56 @@ def judge(results: str, suites_file: str, arches: Sequence[str],
                 problems.append(f'{where}: expected suite {name} did not run')
         return kunit_failed
 
-    for arch in arches:
+    for cell in arches:
+        tree, arch = split_cell(cell)
+        rdir = tree_results(results, tree)
         found: dict[str, tuple[str, list[tuple[str, str]]]] = {}
         kunit = None
         rc = None
         if 'kunit' in kinds:
-            kunit = read_json(os.path.join(results, arch + '.json'))
-            rc = read_rc(os.path.join(results, arch + '.rc'))
+            kunit = read_json(os.path.join(rdir, arch + '.json'))
+            rc = read_rc(os.path.join(rdir, arch + '.rc'))
             if kunit is None:
                 total['FAIL'] += 1
-                problems.append(f'{arch}: kunit.py left no results (exit {rc}); '
-                                f'see {results}/{arch}.log')
+                problems.append(f'{cell}: kunit.py left no results (exit {rc}); '
+                                f'see {rdir}/{arch}.log')
             else:
                 for s in kunit.get('sub_groups', []):
                     found[s['name']] = ('kunit', list(leaves(s, '')))
         if 'e2e' in kinds:
-            for path in sorted(glob.glob(os.path.join(results, f'e2e-*-{arch}.json'))):
-                suite = _one_suite(path, problems, arch)
+            for path in sorted(glob.glob(os.path.join(rdir, f'e2e-*-{arch}.json'))):
+                suite = _one_suite(path, problems, cell)
                 if suite is not None:
                     found[suite[0]] = ('e2e', suite[1])
-        kunit_failed = add(arch, found)
+        kunit_failed = add(cell, found)
         if kunit is not None and rc != '0' and not kunit_failed:
             # kunit.py failed although every parsed test passed: a crash or
             # timeout after the last result, or a build step that failed.
             total['FAIL'] += 1
-            problems.append(f'{arch}: kunit.py exited {rc}; see {results}/{arch}.log')
+            problems.append(f'{cell}: kunit.py exited {rc}; see {rdir}/{arch}.log')
+
+    # Per-tree suites (series_sync) of every tree of the cells; for the
+    # unnamed tree of bare-arch cells they sit with the host suites.
+    host_found: dict[str, tuple[str, list[tuple[str, str]]]] = {}
+    if 'tree' in kinds:
+        for tree in sorted({split_cell(c)[0] for c in arches}):
+            found = {}
+            for path in sorted(glob.glob(os.path.join(tree_results(results, tree), 'tree-*.json'))):
+                suite = _one_suite(path, problems, tree_where(tree))
+                if suite is not None:
+                    found[suite[0]] = ('tree', suite[1])
+            if tree:
+                add(tree, found)
+            else:
+                host_found.update(found)
 
     if 'host' in kinds:
-        found = {}
         for path in sorted(glob.glob(os.path.join(results, 'host-*.json'))):
             suite = _one_suite(path, problems, HOST)
             if suite is not None:
-                found[suite[0]] = ('host', suite[1])
-        add(HOST, found)
+                host_found[suite[0]] = ('host', suite[1])
+    if 'host' in kinds or 'tree' in kinds:
+        add(HOST, host_found)
 
     ok = not problems and total['FAIL'] == 0
     return {'verdict': 'PASS' if ok else 'FAIL', 'arches': list(arches), 'kinds': kinds,
@@ -224,10 +283,10 @@ def summary_line(verdict: Json) -> str:
 
 def render(verdict: Json) -> str:
     """The verdict as the gate prints it; its last line is summary_line()."""
-    lines = ['', f'{"arch":<8} {"suite":<32} {"pass":>5} {"fail":>5} {"skip":>5}  state']
+    lines = ['', f'{"cell":<12} {"suite":<32} {"pass":>5} {"fail":>5} {"skip":>5}  state']
     for where, suites in verdict['results'].items():
         for name, r in suites.items():
-            lines.append(f'{where:<8} {name:<32} {r["passed"]:>5} {r["failed"]:>5} '
+            lines.append(f'{where:<12} {name:<32} {r["passed"]:>5} {r["failed"]:>5} '
                          f'{r["skipped"]:>5}  {r["state"]}')
     if verdict['problems']:
         lines.append('')
@@ -248,7 +307,7 @@ def write_json(path: str, doc: object) -> None:
 
 def main(argv: Sequence[str]) -> int:
     if not argv:
-        print('usage: scripts/gate.py arch...', file=sys.stderr)
+        print('usage: scripts/gate.py cell... (a cell: <tree>/<arch>, or <arch>)', file=sys.stderr)
         return 2
     build = os.environ.get('BUILD') or os.path.join(REPO, 'build')
     results = os.environ.get('RESULTS') or os.path.join(build, 'results')

@@ -1,39 +1,53 @@
 #!/usr/bin/env bash
-# The pre-commit gate: the host selftest, the patched tree, KUnit on every
-# arch, the end-to-end runs, then one verdict (scripts/gate.py).  Every arch
-# runs even when an earlier one failed, so the summary covers them all.
+# The pre-commit gate: the host selftest, then for each tree its patched
+# tree, and for each of its cells (tree x arch) KUnit and the end-to-end
+# runs, then one verdict (scripts/gate.py).  Every cell runs even when an
+# earlier one failed, so the summary covers them all.
 #
-#   scripts/gate.sh [arch...]        (default: KGATE_ARCHES of scripts/lib.sh)
+#   [CELLS="6.1/x86_64 ..."|CELLS=all] [TREES=...] [ARCHES=...] scripts/gate.sh
 #
-# With KGATE_USER_TREE set (make test TREE=<checkout>), the tree gated is
-# that checkout's (scripts/usertree.sh: the series applied in the gate's
-# own tree under $BUILD, the checkout never written to) instead of the
-# tarball's (scripts/tree.sh), and series_sync, a property of this
+# The cells: scripts/lib.sh (kgate_cells; default KGATE_CELLS).  Each tree
+# works in $BUILD/<tree>/ (its kernel tree, one build dir per arch, its
+# results); the host selftest and the verdict in $BUILD/results.
+#
+# With KGATE_USER_TREE set (make test TREE=<checkout>), the one tree gated
+# is that checkout's (scripts/usertree.sh: the series of its version applied
+# in the gate's own tree under $BUILD, the checkout never written to), its
+# arches ARCHES (default all), and series_sync, a property of this
 # repository rather than of the checkout, is not judged.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
-BUILD=${BUILD:-$REPO/build}
-export BUILD
-arches=("$@")
-[ ${#arches[@]} -gt 0 ] || read -ra arches <<<"$KGATE_ARCHES"
-results=$BUILD/results
+ROOT=${BUILD:-$REPO/build}
+export BUILD=$ROOT
+results=$ROOT/results
 mkdir -p "$results"
 suites=$REPO/kunit/SUITES
-prepare=$REPO/scripts/tree.sh
+trees=()
+cells=()
 if [ -n "${KGATE_USER_TREE:-}" ]; then
 	# Run from a git hook, git's GIT_DIR, GIT_INDEX_FILE... name the
 	# user's repository: no git command of the gate may see them.
 	# shellcheck disable=SC2046
 	unset $(git rev-parse --local-env-vars)
-	prepare=$REPO/scripts/usertree.sh
 	# One gate at a time on one checkout's build dir (two hooks at once).
-	exec 9>"$BUILD/.gate.lock"
-	flock -n 9 || { echo "gate: another gate runs on $BUILD; waiting"; flock 9; }
-	suites=$BUILD/SUITES
+	exec 9>"$ROOT/.gate.lock"
+	flock -n 9 || { echo "gate: another gate runs on $ROOT; waiting"; flock 9; }
+	suites=$ROOT/SUITES
 	grep -v '^series_sync[[:space:]]' "$REPO/kunit/SUITES" >"$suites"
+	trees=(user)
+	read -ra cells <<<"${ARCHES:-$KGATE_ARCHES}"
+	for a in "${cells[@]}"; do
+		arch_known "$a" || { echo "gate: unknown arch '$a' (known: $KGATE_ARCHES)" >&2; exit 2; }
+	done
+else
+	all=$(kgate_cells) || exit 2
+	while read -r t a; do
+		cells+=("$t/$a")
+		case " ${trees[*]} " in *" $t "*) ;; *) trees+=("$t") ;; esac
+	done <<<"$all"
 fi
 rm -f "$results/summary" "$results/verdict.json" "$results"/host-*.json "$results/tree"
 
@@ -50,7 +64,7 @@ selftest_key() {
 	} | sha1sum | cut -d' ' -f1
 }
 selftest() {
-	local key cache=$BUILD/selftest-cache/host-selftest log=$results/host-selftest.log
+	local key cache=$ROOT/selftest-cache/host-selftest log=$results/host-selftest.log
 	key=$(selftest_key)
 	if [ "${FRESH:-0}" != 1 ] && [ -f "$cache.json" ] && [ "$(cat "$cache.key" 2>/dev/null)" = "$key" ]; then
 		cp "$cache.json" "$results/host-selftest.json"
@@ -69,25 +83,45 @@ selftest() {
 selftest &
 selftest_pid=$!
 
-if ! "$prepare"; then
-	wait $selftest_pid
-	echo "gate: the patched tree could not be prepared (above)"
-	echo "0 passed, 1 failed" | tee "$results/summary"
-	exit 1
-fi
+# tree_arches <tree>: the arches of that tree's cells.
+tree_arches() {
+	local c
+	for c in "${cells[@]}"; do
+		if [ "$1" = user ]; then echo "$c"
+		elif [ "${c%%/*}" = "$1" ]; then echo "${c#*/}"; fi
+	done
+}
 
-# Stale results of an earlier run must never count for this one.
-for arch in "${arches[@]}"; do
-	rm -f "$results/$arch.json" "$results/$arch.rc" "$results"/e2e-*-"$arch".json
-done
-
-for arch in "${arches[@]}"; do
-	t0=$(date +%s)
-	echo "gate: kunit $arch"
-	"$REPO/scripts/kunit.sh" "$arch"       # writes $results/$arch.{json,rc,log}
-	echo "gate: kunit $arch took $(( $(date +%s) - t0 )) s"
-	"$REPO/scripts/e2e.sh" --reuse "$arch"
+for t in "${trees[@]}"; do
+	if [ "$t" = user ]; then
+		export BUILD=$ROOT
+		prepare=$REPO/scripts/usertree.sh
+	else
+		export BUILD=$ROOT/$t KGATE_TREE=$t
+		unset KTREE
+		prepare=$REPO/scripts/tree.sh
+	fi
+	mapfile -t arches < <(tree_arches "$t")
+	# Stale results of an earlier run must never count for this one.
+	mkdir -p "$BUILD/results"
+	rm -f "$BUILD/results"/tree-*.json
+	for arch in "${arches[@]}"; do
+		rm -f "$BUILD/results/$arch.json" "$BUILD/results/$arch.rc" "$BUILD/results"/e2e-*-"$arch".json
+	done
+	if ! "$prepare"; then
+		# Its cells stay without results: the verdict names each.
+		echo "gate: the patched tree${KGATE_TREE:+ $KGATE_TREE} could not be prepared (above)"
+		continue
+	fi
+	for arch in "${arches[@]}"; do
+		cell=${KGATE_TREE:+$KGATE_TREE/}$arch
+		t0=$(date +%s)
+		echo "gate: kunit $cell"
+		"$REPO/scripts/kunit.sh" "$arch"       # writes $BUILD/results/$arch.{json,rc,log}
+		echo "gate: kunit $cell took $(( $(date +%s) - t0 )) s"
+		"$REPO/scripts/e2e.sh" --reuse "$arch"
+	done
 done
 
 wait $selftest_pid
-RESULTS=$results SUITES=$suites python3 "$REPO/scripts/gate.py" "${arches[@]}"
+RESULTS=$results SUITES=$suites python3 "$REPO/scripts/gate.py" "${cells[@]}"

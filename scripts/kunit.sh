@@ -16,8 +16,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 SELF=$REPO/scripts/kunit.sh
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
-BUILD=${BUILD:-$REPO/build}
-KTREE=${KTREE:-$BUILD/linux}
+kgate_tree_env
 JOBS=${JOBS:-$(nproc)}
 arch=${1:?usage: scripts/kunit.sh x86_64|arm64 [kunit.py args]}
 shift

@@ -5,7 +5,70 @@
 # these facts live; e2e/lib/e2e/arches.py asks arch_cc through bash, and the
 # Makefile reads KGATE_ARCHES.
 
-# The patch names of patches/series, in order, one a line.
+# ---- trees -------------------------------------------------------------------
+# The kernel trees, each named by its Debian package linux-source-<tree>.
+# A tree has its series in patches/<tree>/ (the patches and their series
+# file), its test files in kunit/<tree>/, its mutants in mutants/<tree>/, and
+# its own build dir $BUILD/<tree>/ (kernel tree, one build dir per arch,
+# results), so each cell (tree x arch) can run alone.
+KGATE_TREES="6.1 6.12"
+# The cells of "make test" when none of CELLS, TREES or ARCHES is named (a
+# fresh machine's cold gate must stay inside 60 minutes; see README.md).
+# The full matrix: CELLS=all.
+KGATE_CELLS="6.1/x86_64 6.1/arm64"
+
+# tree_known <tree>: true for a tree this project has a series for.
+tree_known() {
+	case " $KGATE_TREES " in *" $1 "*) return 0 ;; *) return 1 ;; esac
+}
+
+# kgate_tree_env: the facts of the tree $KGATE_TREE (default: the first of
+# KGATE_TREES): PATCHES, KUNIT_SRC, TREE_PKG, TARBALL and, unless set,
+# BUILD ($REPO/build/<tree>) and KTREE ($BUILD/linux).  Needs REPO.
+# shellcheck disable=SC2034,SC2153  # set for the scripts that source this
+kgate_tree_env() {
+	KGATE_TREE=${KGATE_TREE:-${KGATE_TREES%% *}}
+	if ! tree_known "$KGATE_TREE"; then
+		echo "unknown tree '$KGATE_TREE' (known: $KGATE_TREES)" >&2
+		exit 2
+	fi
+	export KGATE_TREE
+	PATCHES=$REPO/patches/$KGATE_TREE
+	KUNIT_SRC=$REPO/kunit/$KGATE_TREE
+	TREE_PKG=linux-source-$KGATE_TREE
+	TARBALL=${TARBALL:-/usr/src/$TREE_PKG.tar.xz}
+	BUILD=${BUILD:-$REPO/build/$KGATE_TREE}
+	KTREE=${KTREE:-$BUILD/linux}
+}
+
+# kgate_cells: the cells to run, one "tree arch" a line.  CELLS (words
+# tree/arch, or "all") wins; else, when TREES or ARCHES is set, every tree of
+# TREES (default all) with every arch of ARCHES (default all); else
+# KGATE_CELLS.  An unknown tree, arch or cell: a message and status 2.
+kgate_cells() {
+	local c t a cells=()
+	if [ "${CELLS:-}" = all ]; then
+		for t in $KGATE_TREES; do for a in $KGATE_ARCHES; do cells+=("$t/$a"); done; done
+	elif [ -n "${CELLS:-}" ]; then
+		read -ra cells <<<"$CELLS"
+	elif [ -n "${TREES:-}${ARCHES:-}" ]; then
+		for t in ${TREES:-$KGATE_TREES}; do
+			for a in ${ARCHES:-$KGATE_ARCHES}; do cells+=("$t/$a"); done
+		done
+	else
+		read -ra cells <<<"$KGATE_CELLS"
+	fi
+	for c in "${cells[@]}"; do
+		t=${c%%/*} a=${c#*/}
+		if [ "$c" = "$t" ] || ! tree_known "$t" || ! arch_known "$a"; then
+			echo "unknown cell '$c' (a cell is tree/arch; trees: $KGATE_TREES; arches: $KGATE_ARCHES)" >&2
+			return 2
+		fi
+		echo "$t $a"
+	done
+}
+
+# The patch names of patches/<tree>/series, in order, one a line.
 series_list() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$PATCHES/series" 2>/dev/null || true
 }

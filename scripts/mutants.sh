@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Re-apply each kept mutant (mutants/*.patch) to the patched tree, run the
-# suite it names, and expect red.  A mutant the gate does not catch
-# ("survived") fails this target.
+# Re-apply each kept mutant (mutants/<tree>/*.patch) to that tree's patched
+# tree, run the suite it names, and expect red.  A mutant the gate does not
+# catch ("survived") fails this target.
 #
-#   scripts/mutants.sh [mutants/foo.patch ...]      (default: all)
+#   [KGATE_TREE=6.12] scripts/mutants.sh       every mutant of the tree
+#                                              (default 6.1)
+#   scripts/mutants.sh mutants/6.12/foo.patch ...   these (their folder
+#                                              names the tree)
 #
 # A mutant file starts with a header, then a plain git diff against the
 # patched tree (paths relative to the kernel tree root):
@@ -20,8 +23,17 @@ set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
-BUILD=${BUILD:-$REPO/build}
-KTREE=${KTREE:-$BUILD/linux}
+files=()
+for f in "$@"; do files+=("$(realpath "$f")"); done
+# The tree of the mutants named: their folder, mutants/<tree>/.
+for f in "${files[@]}"; do
+	t=$(basename "$(dirname "$f")")
+	tree_known "$t" || { echo "mutants: $f is not in mutants/<tree>/ (trees: $KGATE_TREES)" >&2; exit 2; }
+	[ -z "${KGATE_TREE:-}" ] || [ "$KGATE_TREE" = "$t" ] ||
+		{ echo "mutants: $f is a mutant of $t, not of $KGATE_TREE: one tree per run" >&2; exit 2; }
+	KGATE_TREE=$t
+done
+kgate_tree_env
 arch=${MUTANT_ARCH:-x86_64}
 arch_known "$arch" || { echo "mutants: unknown MUTANT_ARCH '$arch' ($KGATE_ARCHES)" >&2; exit 2; }
 results=$BUILD/results
@@ -30,10 +42,8 @@ export BUILD
 # wait the gate's 600 s for it.
 export KUNIT_TIMEOUT=${KUNIT_TIMEOUT:-180}
 
-files=()
-for f in "$@"; do files+=("$(realpath "$f")"); done
-[ ${#files[@]} -gt 0 ] || files=("$REPO"/mutants/*.patch)
-[ -e "${files[0]}" ] || { echo "mutants: no mutants/*.patch"; echo "0 passed, 1 failed"; exit 1; }
+[ ${#files[@]} -gt 0 ] || files=("$REPO/mutants/$KGATE_TREE"/*.patch)
+[ -e "${files[0]}" ] || { echo "mutants: no mutants/$KGATE_TREE/*.patch"; echo "0 passed, 1 failed"; exit 1; }
 
 if [ -n "$(git -C "$KTREE" status --porcelain --untracked-files=no)" ]; then
 	echo "mutants: $KTREE has uncommitted edits; commit or drop them first" >&2

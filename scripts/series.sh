@@ -1,23 +1,21 @@
 #!/usr/bin/env bash
-# Export the commits on top of "base" in the kernel tree as patches/ (one
-# git format-patch file per commit, stable names and content) and rewrite
-# patches/series.  The tree is then marked as in sync with patches/, so the
+# Export the commits on top of "base" in the kernel tree of $KGATE_TREE as
+# patches/<tree>/ (one git format-patch file per commit, stable names and
+# content) and rewrite patches/<tree>/series.  The tree is then marked as in sync with patches/, so the
 # next "make tree" has nothing to do.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$REPO/build}
-KTREE=${KTREE:-$BUILD/linux}
-PATCHES=$REPO/patches
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
+kgate_tree_env
 
 git_t() { git -C "$KTREE" "$@"; }
 # shellcheck source=scripts/testfiles.sh
 . "$REPO/scripts/testfiles.sh"
 
 die() { echo "series: $*" >&2; exit 1; }
-[ -d "$KTREE/.git" ] || die "no tree at $KTREE; run: make tree"
+[ -d "$KTREE/.git" ] || { echo "series: $KGATE_TREE: no tree at $KTREE yet (make tree TREES=$KGATE_TREE); nothing to export"; exit 0; }
 git -C "$KTREE" rev-parse -q --verify base >/dev/null || die "$KTREE has no base tag"
 if [ -n "$(user_edits)" ]; then
 	user_edits >&2
@@ -29,15 +27,15 @@ fi
 touch "$LIST"
 while read -r f; do
 	[ -n "$f" ] || continue
-	cmp -s "$REPO/kunit/$f" "$SHADOW/$f" && continue
+	cmp -s "$KUNIT_SRC/$f" "$SHADOW/$f" && continue
 	if [ -f "$KTREE/$f" ] && ! cmp -s "$KTREE/$f" "$SHADOW/$f" && ! same_as_head "$f" &&
-		! cmp -s "$KTREE/$f" "$REPO/kunit/$f"; then
-		die "kunit/$f and $KTREE/$f were both edited; keep one (copy it over the other), then make series"
+		! cmp -s "$KTREE/$f" "$KUNIT_SRC/$f"; then
+		die "kunit/$KGATE_TREE/$f and $KTREE/$f were both edited; keep one (copy it over the other), then make series"
 	fi
 	mkdir -p "$(dirname "$KTREE/$f")" "$(dirname "$SHADOW/$f")"
-	cp "$REPO/kunit/$f" "$KTREE/$f"
-	cp "$REPO/kunit/$f" "$SHADOW/$f"
-	echo "series: laid kunit/$f over the tree"
+	cp "$KUNIT_SRC/$f" "$KTREE/$f"
+	cp "$KUNIT_SRC/$f" "$SHADOW/$f"
+	echo "series: laid kunit/$KGATE_TREE/$f over the tree"
 done < <(kunit_files)
 kunit_files | LC_ALL=C sort -u -o "$LIST" - "$LIST"
 
@@ -48,7 +46,7 @@ mapfile -t edited < <(while read -r f; do
 done <"$LIST")
 for f in "${edited[@]}"; do
 	git_t cat-file -e "HEAD:$f" 2>/dev/null ||
-		die "kunit/$f is not in the series yet: add it in $KTREE with the patch that builds it (git add $f; git commit --fixup=<commit>; git rebase -i --autosquash base), then make series"
+		die "kunit/$KGATE_TREE/$f is not in the series yet: add it in $KTREE with the patch that builds it (git add $f; git commit --fixup=<commit>; git rebase -i --autosquash base), then make series"
 done
 if [ ${#edited[@]} -gt 0 ]; then
 	python3 "$REPO/scripts/absorb.py" "$KTREE" "${edited[@]}" ||
@@ -62,8 +60,8 @@ git -C "$KTREE" format-patch -q --zero-commit --no-signature --abbrev=12 \
 
 sub=$(sed -n 's/^SUBLEVEL = //p' "$KTREE/Makefile")
 {
-	echo "# Apply in this order on top of linux-source-6.1 (see README.md)."
-	echo "# base: linux-source-6.1 6.1.$sub"
+	echo "# Apply in this order on top of $TREE_PKG (see README.md)."
+	echo "# base: $TREE_PKG $KGATE_TREE.$sub"
 	(cd "$tmp" && ls -1 -- *.patch 2>/dev/null || true)
 } >"$tmp/series"
 
@@ -78,12 +76,12 @@ mv "$tmp/series" "$PATCHES/series"
 # kunit/ = the series' test files (also those committed in the tree).
 while read -r f; do
 	[ -n "$f" ] || continue
-	mkdir -p "$REPO/kunit/$(dirname "$f")" "$SHADOW/$(dirname "$f")"
-	if ! cmp -s <(git_t show "HEAD:$f") "$REPO/kunit/$f"; then
-		git_t show "HEAD:$f" >"$REPO/kunit/$f"
-		echo "series: kunit/$f updated from the series"
+	mkdir -p "$KUNIT_SRC/$(dirname "$f")" "$SHADOW/$(dirname "$f")"
+	if ! cmp -s <(git_t show "HEAD:$f") "$KUNIT_SRC/$f"; then
+		git_t show "HEAD:$f" >"$KUNIT_SRC/$f"
+		echo "series: kunit/$KGATE_TREE/$f updated from the series"
 	fi
-	cp "$REPO/kunit/$f" "$SHADOW/$f"
+	cp "$KUNIT_SRC/$f" "$SHADOW/$f"
 	grep -qxF -- "$f" "$LIST" 2>/dev/null || echo "$f" >>"$LIST"
 done < <(series_test_files)
 LC_ALL=C sort -u -o "$LIST" "$LIST"
@@ -92,5 +90,5 @@ LC_ALL=C sort -u -o "$LIST" "$LIST"
 mapfile -t series < <(series_list)
 series_key >"$KTREE/.git/kgate-series-key"
 git -C "$KTREE" update-ref refs/kgate/applied HEAD
-echo "series: wrote ${#series[@]} patch(es) to patches/"
-(cd "$REPO" && git status --short -- patches/ kunit/)
+echo "series: wrote ${#series[@]} patch(es) to patches/$KGATE_TREE/"
+(cd "$REPO" && git status --short -- "patches/$KGATE_TREE/" "kunit/$KGATE_TREE/")

@@ -1,14 +1,14 @@
 # The test sources of the series, shared by scripts/tree.sh and
-# scripts/series.sh (sourced, not run; needs REPO, KTREE and git_t).
+# scripts/series.sh (sourced, not run; needs KUNIT_SRC, KTREE and git_t).
 #
-# The test sources: kunit/<path> is the editable copy of <path>, a file the
-# series adds.  $SHADOW/<path> keeps what was last laid over the tree from
+# The test sources: kunit/<tree>/<path> ($KUNIT_SRC) is the editable copy
+# of <path>, a file the series adds.  $SHADOW/<path> keeps what was last laid over the tree from
 # kunit/, $LIST the paths, $SYNC how kunit/ compares with the series.
 SHADOW=$KTREE/.git/kgate-kunit
 LIST=$KTREE/.git/kgate-kunit-files
 SYNC=$KTREE/.git/kgate-sync
 kunit_files() {
-	(cd "$REPO/kunit" 2>/dev/null && find . -mindepth 2 -type f ! -name '*~' ! -name '.*.swp' |
+	(cd "$KUNIT_SRC" 2>/dev/null && find . -mindepth 2 -type f ! -name '*~' ! -name '.*.swp' |
 		sed 's|^\./||' | LC_ALL=C sort)
 }
 # The test files the series adds (KUnit sources and .kunitconfig files).
@@ -39,5 +39,5 @@ keep_local() {
 	keep=$dst.local
 	while [ -e "$keep" ]; do keep=$dst.local.$n; n=$((n + 1)); done
 	cp "$dst" "$keep"
-	echo "tree: warning: $1 was edited in the tree; kept as ${keep#"$KTREE"/}; edit kunit/$1 instead (or commit it there and run make series)" >&2
+	echo "tree: warning: $1 was edited in the tree; kept as ${keep#"$KTREE"/}; edit kunit/$KGATE_TREE/$1 instead (or commit it there and run make series)" >&2
 }

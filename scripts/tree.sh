@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Prepare the patched kernel tree in $KTREE (default build/linux):
+# Prepare the patched kernel tree of $KGATE_TREE (6.1, 6.12; default 6.1) in
+# $KTREE (default build/<tree>/linux):
 #
-#  1. import /usr/src/linux-source-6.1.tar.xz once, as the commit tagged
+#  1. import /usr/src/linux-source-<tree>.tar.xz once, as the commit tagged
 #     "base" of a git repository inside the tree;
-#  2. turn patches/series into commits on top of base without touching the
+#  2. turn patches/<tree>/series into commits on top of base without touching the
 #     work tree (a private index), then move the work tree to the result:
 #     git rewrites only the files that differ, so make rebuilds only those;
-#  3. lay kunit/<path> over $KTREE/<path> where the content differs: the
+#  3. lay kunit/<tree>/<path> over $KTREE/<path> where the content differs: the
 #     series carries its tests (the patch that adds a test hook adds the
 #     test file), kunit/ is where they are edited, and an edit there is
 #     tested at once as an uncommitted edit of the tree;
@@ -21,18 +22,15 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$REPO/build}
-KTREE=${KTREE:-$BUILD/linux}
-TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-PATCHES=$REPO/patches
 FORCE=${FORCE:-0}
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
+kgate_tree_env
 
 die() { echo "tree: $*" >&2; exit 1; }
 say() { echo "tree: $*"; }
 
-[ -r "$TARBALL" ] || die "$TARBALL not found; install it: apt-get install linux-source-6.1 (or run: make deps)"
+[ -r "$TARBALL" ] || die "$TARBALL not found; install it: apt-get install $TREE_PKG (or run: make deps)"
 
 git_t() { git -C "$KTREE" -c user.name=kgate -c user.email=kgate@localhost "$@"; }
 
@@ -42,7 +40,7 @@ git_t() { git -C "$KTREE" -c user.name=kgate -c user.email=kgate@localhost "$@";
 # ---- 1. the base import ---------------------------------------------------
 src_id() {
 	local v
-	v=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
+	v=$(dpkg-query -W -f='${Version}' "$TREE_PKG" 2>/dev/null || echo unknown)
 	echo "$(basename "$TARBALL") $v $(stat -c '%s %Y' "$TARBALL")"
 }
 
@@ -64,7 +62,7 @@ import_base() {
 	sub=$(sed -n 's/^SUBLEVEL = //p' "$top/Makefile")
 	GIT_AUTHOR_DATE="@0 +0000" GIT_COMMITTER_DATE="@0 +0000" \
 		git -C "$top" -c user.name=kgate -c user.email=kgate@localhost \
-		commit -q -m "Import linux-source-6.1 6.1.$sub ($(src_id))"
+		commit -q -m "Import $TREE_PKG $KGATE_TREE.$sub ($(src_id))"
 	git -C "$top" tag base
 	src_id >"$top/.git/kgate-source"
 	rm -rf "$KTREE"
@@ -76,9 +74,9 @@ if [ ! -d "$KTREE/.git" ]; then
 	import_base
 elif [ "$(cat "$KTREE/.git/kgate-source" 2>/dev/null)" != "$(src_id)" ]; then
 	if [ "$FORCE" != 1 ] && [ -n "$(user_edits)" ]; then
-		die "linux-source-6.1 changed, but $KTREE has uncommitted edits; export them (make series) or rerun with FORCE=1"
+		die "$TREE_PKG changed, but $KTREE has uncommitted edits; export them (make series) or rerun with FORCE=1"
 	fi
-	say "linux-source-6.1 changed ($(src_id)); re-importing"
+	say "$TREE_PKG changed ($(src_id)); re-importing"
 	mv "$KTREE" "$KTREE.old.$$"
 	import_base
 	say "old tree kept at $KTREE.old.$$ (delete it when done)"
@@ -86,14 +84,14 @@ fi
 
 # ---- 2. the series ---------------------------------------------------------
 tree_sub=$(sed -n 's/^SUBLEVEL = //p' "$KTREE/Makefile")
-series_sub=$(sed -n 's/^# base: .*6\.1\.\([0-9]*\).*/\1/p' "$PATCHES/series" 2>/dev/null | head -n 1)
+series_sub=$(sed -n "s/^# base: .*${KGATE_TREE//./\\.}\\.\\([0-9]*\\).*/\\1/p" "$PATCHES/series" 2>/dev/null | head -n 1)
 if [ -n "$series_sub" ] && [ "$series_sub" != "$tree_sub" ]; then
-	echo "tree: warning: the series was made on 6.1.$series_sub, the installed linux-source-6.1 is 6.1.$tree_sub; trying anyway" >&2
+	echo "tree: warning: the series was made on $KGATE_TREE.$series_sub, the installed $TREE_PKG is $KGATE_TREE.$tree_sub; trying anyway" >&2
 fi
 
 mapfile -t series < <(series_list)
 for p in "${series[@]}"; do
-	[ -f "$PATCHES/$p" ] || die "patches/series names $p, which does not exist"
+	[ -f "$PATCHES/$p" ] || die "patches/$KGATE_TREE/series names $p, which does not exist"
 done
 
 want_key=$(series_key)
@@ -158,17 +156,17 @@ mapfile -t now < <(kunit_files)
 for f in "${now[@]}"; do
 	dst="$KTREE/$f"
 	shadow="$SHADOW/$f"
-	if ! cmp -s "$REPO/kunit/$f" "$dst"; then
+	if ! cmp -s "$KUNIT_SRC/$f" "$dst"; then
 		if [ -f "$dst" ] && ! cmp -s "$dst" "$shadow" && ! same_as_head "$f"; then
 			# Edited in the tree instead of in kunit/: keep the edit.
 			keep_local "$f"
 		fi
 		mkdir -p "$(dirname "$dst")"
-		cp "$REPO/kunit/$f" "$dst"
-		say "installed kunit/$f"
+		cp "$KUNIT_SRC/$f" "$dst"
+		say "installed kunit/$KGATE_TREE/$f"
 	fi
 	mkdir -p "$(dirname "$shadow")"
-	cmp -s "$REPO/kunit/$f" "$shadow" || cp "$REPO/kunit/$f" "$shadow"
+	cmp -s "$KUNIT_SRC/$f" "$shadow" || cp "$KUNIT_SRC/$f" "$shadow"
 done
 # Files dropped from kunit/ since the last run: back to the series' version.
 # (An empty kunit/ gives an empty list: no blank line.)
@@ -205,9 +203,9 @@ printf '%s\n' "${now[@]}" | sed '/^$/d' >"$LIST"
 	done
 	series_test_files | LC_ALL=C comm -23 - <(printf "%s\n" "${now[@]}" | LC_ALL=C sort) | sed 's/^/missing /'
 } >"$SYNC"
-# The same as a host suite of the gate (kunit/SUITES: series_sync).
+# The same as a per-tree suite of the gate (kunit/SUITES: series_sync, kind tree).
 mkdir -p "$BUILD/results"
-python3 - "$SYNC" "$BUILD/results/host-series_sync.json" <<'PY'
+python3 - "$SYNC" "$BUILD/results/tree-series_sync.json" <<'PY'
 import json, os, sys
 why = {'same': '', 'differs': 'kunit/ differs from the series: run make series',
        'new': 'in kunit/ but not in the series: add it with the patch that builds it',

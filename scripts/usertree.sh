@@ -12,7 +12,8 @@
 #     KGATE_USER_INDEX, the staged state that index file holds (the
 #     pre-commit hook); it is read with read-only git commands (rev-parse,
 #     ls-files, cat-file) and rebuilt in a private index here;
-#  3. each patch of patches/series is applied to it when it applies, found
+#  3. each patch of the series of its version (patches/6.1/ for a 6.1
+#     tree, patches/6.12/ for 6.12) is applied to it when it applies, found
 #     already there when it applies in reverse, and otherwise stops the run
 #     with one line naming the patch and the tree's version;
 #  4. paths that never reach the kernel build (Documentation/ less its
@@ -30,7 +31,6 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/scripts/lib.sh"
 BUILD=${BUILD:?BUILD must be set}
 KTREE=${KTREE:-$BUILD/linux}
-PATCHES=${PATCHES:-$REPO/patches}
 UT=${KGATE_USER_TREE:?KGATE_USER_TREE must name a kernel checkout}
 REV=${KGATE_REV:-HEAD}
 UINDEX=${KGATE_USER_INDEX:-}
@@ -110,6 +110,11 @@ mk=$(gk cat-file -p "$user_tree:Makefile" 2>/dev/null | head -n 8 || true)
 mkv() { sed -n "s/^$1 = *//p" <<<"$mk" | head -n 1; }
 version="Linux $(mkv VERSION).$(mkv PATCHLEVEL).$(mkv SUBLEVEL)$(mkv EXTRAVERSION)"
 [ "$version" != "Linux .." ] || die "$UT at $REV holds no kernel tree (no VERSION in its Makefile)"
+# The series of the tree's version: patches/<VERSION.PATCHLEVEL>/.
+KGATE_TREE=$(mkv VERSION).$(mkv PATCHLEVEL)
+tree_known "$KGATE_TREE" || die "$UT at $REV is $version; this project has a series for $KGATE_TREES only"
+PATCHES=${PATCHES:-$REPO/patches/$KGATE_TREE}
+P_NAME=patches/$KGATE_TREE
 # "+ N commits" over the nearest tag, when there is one.
 plus=""
 if [ -z "$UINDEX" ] && d=$(ug describe --tags --long "$user_commit" 2>/dev/null); then
@@ -119,13 +124,13 @@ fi
 
 # ---- 3. the series -----------------------------------------------------------
 mapfile -t series < <(series_list)
-[ ${#series[@]} -gt 0 ] || die "patches/series lists no patch"
+[ ${#series[@]} -gt 0 ] || die "$P_NAME/series lists no patch"
 export GIT_INDEX_FILE=$idx
 gk read-tree "$user_tree"
 applied=0 present=0
 n=${#series[@]}
 for p in "${series[@]}"; do
-	[ -f "$PATCHES/$p" ] || die "patches/series names $p, which does not exist"
+	[ -f "$PATCHES/$p" ] || die "$P_NAME/series names $p, which does not exist"
 done
 P=("${series[@]/#/$PATCHES/}")
 # The files the series adds (its tests, .kunitconfig): a tree that carries
@@ -162,7 +167,7 @@ else
 				gk apply --cached --whitespace=nowarn "${P[i]}" 2>/dev/null || break
 			done
 			if [ $i = $n ]; then present=$k applied=$((n - k)); break; fi
-			[ $k = 0 ] && die "patches/${series[i]} does not apply to $UT ($version)"
+			[ $k = 0 ] && die "$P_NAME/${series[i]} does not apply to $UT ($version)"
 			gk read-tree "$user_tree"
 		fi
 	done
@@ -178,15 +183,15 @@ rm -f "$idx"
 
 # ---- 5. the work tree ----------------------------------------------------------
 gk tag -f base "$user_commit" >/dev/null
-gated=$(echo "kgate: $UT + patches/ ($applied applied, $present already there)" |
+gated=$(echo "kgate: $UT + $P_NAME/ ($applied applied, $present already there)" |
 	GIT_AUTHOR_DATE="@0 +0000" GIT_COMMITTER_DATE="@0 +0000" gk commit-tree "$tree" -p "$user_commit")
 gk reset -q --hard "$gated"
 # The series' test files (kunit/ holds a copy of each): their changes do
 # not touch the kernel the end-to-end runs boot (scripts/kunit.sh).
-(cd "$REPO/kunit" && find . -mindepth 2 -type f | sed 's|^\./||' | LC_ALL=C sort) \
+(cd "$REPO/kunit/$KGATE_TREE" && find . -mindepth 1 -type f | sed 's|^\./||' | LC_ALL=C sort) \
 	>"$KTREE/.git/kgate-kunit-files"
 
-label="tree: $UT, $what: $version$plus; patches/: $applied applied, $present already there"
+label="tree: $UT, $what: $version$plus; $P_NAME/: $applied applied, $present already there"
 mkdir -p "$BUILD/results"
 echo "$label" >"$BUILD/results/tree"
 echo "$label"

@@ -45,7 +45,8 @@ def run(cmd: list[str], env: Optional[dict[str, str]] = None,
     # (the gate's own settings, as make test ARCHES=... TREE=... exports
     # them, are not the test's)
     for k in ('RESULTS', 'SUITES', 'KINDS', 'FRESH', 'E2E_DIR', 'MAKEFLAGS', 'MFLAGS',
-              'MAKELEVEL', 'ARCHES', 'KGATE_USER_TREE', 'KGATE_REV', 'KGATE_USER_INDEX'):
+              'MAKELEVEL', 'ARCHES', 'TREES', 'CELLS', 'KGATE_TREE', 'KTREE',
+              'KGATE_USER_TREE', 'KGATE_REV', 'KGATE_USER_INDEX'):
         full.pop(k, None)
     full.update(env or {})
     return subprocess.run(cmd, env=full, cwd=cwd or REPO, stdout=subprocess.PIPE,

@@ -1,6 +1,7 @@
 """scripts/gate.py (the verdict) and scripts/verdict.py (questions to it)."""
 import json
 import os
+import shutil
 import unittest
 
 from common import REPO, TempDirTest, run
@@ -280,3 +281,85 @@ class Red(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class Matrix(TempDirTest):
+    """gate.judge() on cells <tree>/<arch>: each tree's results in
+    <root>/<tree>/results, the host suites in <root>/results."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        self.suites = self.write('SUITES', 'k_one kunit\ne2e_a e2e x86_64\n'
+                                 'series_sync tree\nhost_selftest host\n')
+        self.results = self.path('root', 'results')
+        self.put('results', 'host-selftest.json',
+                 one_suite_doc('host_selftest', [('t.T.test', 'PASS')]))
+        for tree in ('6.1', '6.12'):
+            self.put(f'{tree}/results', 'tree-series_sync.json',
+                     one_suite_doc('series_sync', [('fs/x_kunit.c', 'PASS')]))
+            for arch in ('x86_64', 'arm64'):
+                self.put(f'{tree}/results', f'{arch}.json', kunit_doc({'k_one': [('t1', 'PASS')]}))
+                self.put(f'{tree}/results', f'{arch}.rc', '0\n')
+            self.put(f'{tree}/results', 'e2e-a-x86_64.json',
+                     one_suite_doc('e2e_a', [('boot', 'PASS')]))
+
+    def put(self, where: str, name: str, doc: object) -> None:
+        path = self.path('root', where, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w', encoding='utf-8') as f:
+            if isinstance(doc, str):
+                f.write(doc)
+            else:
+                json.dump(doc, f)
+
+    CELLS = ['6.1/x86_64', '6.1/arm64', '6.12/x86_64']
+
+    def test_green_matrix(self) -> None:
+        v = gate.judge(self.results, self.suites, self.CELLS)
+        self.assertEqual(v['verdict'], 'PASS', v['problems'])
+        self.assertEqual(list(v['results']),
+                         ['6.1/x86_64', '6.1/arm64', '6.12/x86_64', '6.1', '6.12', 'host'])
+        self.assertEqual(sorted(v['results']['6.12/x86_64']), ['e2e_a', 'k_one'])
+        self.assertEqual(sorted(v['results']['6.1/arm64']), ['k_one'])
+        self.assertEqual(list(v['results']['6.12']), ['series_sync'])
+        # 3 cells: k_one 3 + e2e_a 2 (x86_64 only); series_sync x 2 trees; host 1
+        self.assertEqual(v['totals'], {'passed': 8, 'failed': 0, 'skipped': 0})
+        table = gate.render(v).splitlines()
+        self.assertIn('6.12/x86_64  e2e_a                                1     0     0  ok',
+                      table)
+
+    def test_one_tree_red(self) -> None:
+        """A failure in one cell is named with its cell; the other tree's
+        same suite stays ok."""
+        self.put('6.12/results', 'x86_64.json', kunit_doc({'k_one': [('t1', 'FAIL')]}))
+        v = gate.judge(self.results, self.suites, self.CELLS)
+        self.assertEqual(v['verdict'], 'FAIL')
+        self.assertEqual(v['problems'], ['6.12/x86_64: k_one.t1 FAIL'])
+        self.assertEqual(v['results']['6.1/x86_64']['k_one']['state'], 'ok')
+
+    def test_a_tree_that_ran_nothing(self) -> None:
+        """A tree whose patched tree could not be prepared left no results:
+        each of its cells and its per-tree suites fail, by name."""
+        shutil.rmtree(self.path('root', '6.12'))
+        v = gate.judge(self.results, self.suites, self.CELLS)
+        self.assertEqual(v['verdict'], 'FAIL')
+        self.assertIn('6.12/x86_64: kunit.py left no results (exit None); see '
+                      + self.path('root', '6.12', 'results') + '/x86_64.log', v['problems'])
+        self.assertIn({'arch': '6.12/x86_64', 'suite': 'e2e_a'}, v['missing'])
+        self.assertIn({'arch': '6.12', 'suite': 'series_sync'}, v['missing'])
+        self.assertNotIn('6.1', [m['arch'] for m in v['missing']])
+
+    def test_series_sync_per_tree(self) -> None:
+        self.put('6.1/results', 'tree-series_sync.json',
+                 one_suite_doc('series_sync', [('fs/x_kunit.c', 'FAIL')]))
+        v = gate.judge(self.results, self.suites, self.CELLS)
+        self.assertEqual(v['problems'], ['6.1: series_sync.fs/x_kunit.c FAIL'])
+
+    def test_host_suites_once(self) -> None:
+        """host-*.json in a tree's results dir is not read: host suites run
+        once, in <root>/results."""
+        os.remove(os.path.join(self.results, 'host-selftest.json'))
+        self.put('6.1/results', 'host-selftest.json',
+                 one_suite_doc('host_selftest', [('t.T.test', 'PASS')]))
+        v = gate.judge(self.results, self.suites, self.CELLS)
+        self.assertEqual(v['missing'], [{'arch': 'host', 'suite': 'host_selftest'}])

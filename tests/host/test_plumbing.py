@@ -86,14 +86,14 @@ class E2ERuns(TempDirTest):
         self.write('build/.deps-ok', '')
         suites = self.write('SUITES', 'e2e_a e2e\ne2e_b e2e\n')
         p = run(['make', '-s', 'e2e-x86_64', f'BUILD={self.path("build")}',
-                 f'SUITES={suites}'], env=self.env)
+                 f'SUITES={suites}', 'CELLS=6.1/x86_64'], env=self.env)
         return p.returncode, p.stdout
 
     def test_make_e2e_every_run_counts(self) -> None:
         self.runs(a=1, b=0)
         rc, out = self.make_e2e()
         self.assertNotEqual(rc, 0, out)
-        self.assertIn('FAIL x86_64: e2e_a.t FAIL', out)
+        self.assertIn('FAIL 6.1/x86_64: e2e_a.t FAIL', out)
         self.runs(a=0, b=0)
         rc, out = self.make_e2e()
         self.assertEqual(rc, 0, out)
@@ -101,22 +101,84 @@ class E2ERuns(TempDirTest):
 
 
 class MakeCallsGate(TempDirTest):
-    def test_gate_py_gets_results_and_suites(self) -> None:
-        """Every gate.py the Makefile runs reads $(BUILD)/results and
-        kunit/SUITES, whatever the current directory (make -n: nothing runs)."""
+    def test_every_target_judges_its_kind(self) -> None:
+        """make all, kunit-<arch>, e2e-<arch> judge their kind of results on
+        the cells of the run (scripts/cells.sh judge), make test runs the
+        gate (make -n: nothing runs)."""
         build = self.path('b')
         p = run(['make', '-n', 'all', 'kunit-x86_64', 'kunit-arm64', 'e2e-x86_64',
                  'e2e-arm64', 'test', f'BUILD={build}'])
         self.assertEqual(p.returncode, 0, p.stdout)
-        calls = [ln for ln in p.stdout.splitlines() if 'gate.py' in ln]
-        self.assertEqual(len(calls), 5, p.stdout)
-        for ln in calls:
-            self.assertIn(f'RESULTS={build}/results ', ln)
-            self.assertIn(f'SUITES={REPO}/kunit/SUITES ', ln)
-        kinds = [re.search(r'KINDS=(\S+)', ln) for ln in calls]
-        self.assertEqual([k.group(1) if k else None for k in kinds],
-                         ['kunit', 'kunit', 'kunit', 'e2e', 'e2e'])
-        self.assertIn('scripts/gate.sh x86_64 arm64', p.stdout)
+        calls = re.findall(r'scripts/cells.sh judge (\S+)( \S+)?', p.stdout)
+        self.assertEqual([(k, a.strip()) for k, a in calls],
+                         [('kunit', ''), ('kunit', '$a'), ('kunit', '$a'), ('e2e', '$a'),
+                          ('e2e', '$a')])
+        self.assertIn('\nscripts/gate.sh\n', p.stdout)
+
+    def test_cells_sh_judges_build_results(self) -> None:
+        """scripts/cells.sh judge reads $BUILD/results (and each tree's
+        $BUILD/<tree>/results), against $SUITES: here both cells of
+        6.12 have left nothing, and the verdict names each."""
+        build = self.path('b')
+        suites = self.write('SUITES', 's kunit\n')
+        p = run([os.path.join(REPO, 'scripts', 'cells.sh'), 'judge', 'kunit'],
+                env={'BUILD': build, 'SUITES': suites, 'TREES': '6.12'})
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn('FAIL 6.12/x86_64: kunit.py left no results (exit None); see '
+                      f'{build}/6.12/results/x86_64.log', p.stdout)
+        self.assertIn('FAIL 6.12/arm64: kunit.py left no results', p.stdout)
+        self.assertTrue(os.path.exists(os.path.join(build, 'results', 'verdict.json')))
+
+
+class Cells(TempDirTest):
+    """scripts/cells.sh list: the cells (tree x arch) of a run."""
+
+    def cells(self, **env: str) -> tuple[int, list[str]]:
+        p = run([os.path.join(REPO, 'scripts', 'cells.sh'), 'list'], env=env)
+        return p.returncode, p.stdout.splitlines()
+
+    def test_default(self) -> None:
+        self.assertEqual(self.cells(), (0, ['6.1/x86_64', '6.1/arm64']))
+
+    def test_full_matrix_is_one_variable(self) -> None:
+        self.assertEqual(self.cells(CELLS='all'),
+                         (0, ['6.1/x86_64', '6.1/arm64', '6.12/x86_64', '6.12/arm64']))
+
+    def test_trees_and_arches_give_their_product(self) -> None:
+        self.assertEqual(self.cells(TREES='6.12'), (0, ['6.12/x86_64', '6.12/arm64']))
+        self.assertEqual(self.cells(ARCHES='arm64'), (0, ['6.1/arm64', '6.12/arm64']))
+        self.assertEqual(self.cells(TREES='6.1', ARCHES='x86_64'), (0, ['6.1/x86_64']))
+
+    def test_one_cell(self) -> None:
+        """How a CI matrix runs one cell per job."""
+        self.assertEqual(self.cells(CELLS='6.12/arm64'), (0, ['6.12/arm64']))
+
+    def test_a_checkout_has_one_tree(self) -> None:
+        """make ... TREE=<checkout>: bare arches, ARCHES (default both)."""
+        self.assertEqual(self.cells(KGATE_USER_TREE='/x'), (0, ['x86_64', 'arm64']))
+        self.assertEqual(self.cells(KGATE_USER_TREE='/x', ARCHES='arm64'), (0, ['arm64']))
+
+    def test_unknown_cells_are_refused(self) -> None:
+        for env, word in [({'CELLS': '6.2/x86_64'}, '6.2/x86_64'),
+                          ({'CELLS': '6.1'}, '6.1'),
+                          ({'CELLS': '6.1/mips'}, '6.1/mips'),
+                          ({'TREES': '5.10'}, '5.10/x86_64'),
+                          ({'ARCHES': 'riscv'}, '6.1/riscv')]:
+            p = run([os.path.join(REPO, 'scripts', 'cells.sh'), 'list'], env=env)
+            self.assertEqual(p.returncode, 2, env)
+            self.assertIn(f"unknown cell '{word}' (a cell is tree/arch; trees: 6.1 6.12; "
+                          'arches: x86_64 arm64)', p.stdout)
+        p = run([os.path.join(REPO, 'scripts', 'cells.sh'), 'list'],
+                env={'KGATE_USER_TREE': '/x', 'ARCHES': 'riscv'})
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("unknown arch 'riscv'", p.stdout)
+
+    def test_an_arch_no_cell_has(self) -> None:
+        p = run([os.path.join(REPO, 'scripts', 'cells.sh'), 'kunit', 'arm64'],
+                env={'CELLS': '6.12/x86_64'})
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("cells: no cell of this run has arch 'arm64' (cells: 6.12/x86_64)",
+                      p.stdout)
 
 
 class ExitCodeFile(TempDirTest):

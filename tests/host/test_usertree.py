@@ -130,7 +130,7 @@ class UserTree(TempDirTest):
         before = snapshot(self.ut)
         p = self.usertree()
         self.assertEqual(p.returncode, 0, p.stdout)
-        self.assertIn('patches/: 2 applied, 0 already there', p.stdout)
+        self.assertIn('patches/6.1/: 2 applied, 0 already there', p.stdout)
         self.assertIn('Linux 6.1.192 + 1 commit(s) over v6.1.192', p.stdout)
         self.assertIn(f'tree: {self.ut}, HEAD on mywork (', p.stdout)
         self.assertEqual(changed(snapshot(self.ut), before), [])
@@ -157,7 +157,7 @@ class UserTree(TempDirTest):
         git(self.ut, 'commit', '-q', '-m', 'the first patch, by hand')
         p = self.usertree()
         self.assertEqual(p.returncode, 0, p.stdout)
-        self.assertIn('patches/: 1 applied, 1 already there', p.stdout)
+        self.assertIn('patches/6.1/: 1 applied, 1 already there', p.stdout)
         self.assertEqual(self.gated('a.c'), A_C.replace('1;', '2;'))
 
     def test_already_there_with_its_own_tests(self) -> None:
@@ -169,7 +169,7 @@ class UserTree(TempDirTest):
         git(self.ut, 'commit', '-q', '-am', 'the series, a test edited')
         p = self.usertree()
         self.assertEqual(p.returncode, 0, p.stdout)
-        self.assertIn('patches/: 0 applied, 2 already there', p.stdout)
+        self.assertIn('patches/6.1/: 0 applied, 2 already there', p.stdout)
         self.assertEqual(self.gated('a_kunit.c'), '/* test of a(), edited */\n')
 
     def test_a_later_patch_changes_what_an_earlier_one_added(self) -> None:
@@ -183,14 +183,14 @@ class UserTree(TempDirTest):
         git(self.ut, 'commit', '-q', '-m', '1-2')
         p = self.usertree()
         self.assertEqual(p.returncode, 0, p.stdout)
-        self.assertIn('patches/: 1 applied, 2 already there', p.stdout)
+        self.assertIn('patches/6.1/: 1 applied, 2 already there', p.stdout)
         self.assertEqual(self.gated('a_kunit.c'), '/* test of a(), v2 */\n')
         git(self.ut, 'apply', '--index', self.path('patches', '0003-t2.patch'))
         self.write('linux/a_kunit.c', '/* test of a(), mine */\n')
         git(self.ut, 'commit', '-q', '-am', '3, and a test of mine')
         p = self.usertree()
         self.assertEqual(p.returncode, 0, p.stdout)
-        self.assertIn('patches/: 0 applied, 3 already there', p.stdout)
+        self.assertIn('patches/6.1/: 0 applied, 3 already there', p.stdout)
         self.assertEqual(self.gated('a_kunit.c'), '/* test of a(), mine */\n')
 
     def test_does_not_apply(self) -> None:
@@ -200,7 +200,19 @@ class UserTree(TempDirTest):
         p = self.usertree()
         self.assertEqual(p.returncode, 1, p.stdout)
         self.assertEqual(p.stdout.splitlines(),
-                         [f'tree: patches/0001-a.patch does not apply to {self.ut} (Linux 6.1.250)'])
+                         [f'tree: patches/6.1/0001-a.patch does not apply to {self.ut} (Linux 6.1.250)'])
+
+    def test_a_version_with_no_series(self) -> None:
+        """The series is picked by the tree's VERSION.PATCHLEVEL; another
+        version stops with one line."""
+        self.write('linux/Makefile', MAKEFILE.replace('PATCHLEVEL = 1', 'PATCHLEVEL = 10'))
+        git(self.ut, 'commit', '-q', '-am', '6.10')
+        p = run([os.path.join(REPO, 'scripts', 'usertree.sh')],
+                env={'BUILD': self.build, 'KGATE_USER_TREE': self.ut})
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertEqual(p.stdout.splitlines(),
+                         [f'tree: {self.ut} at HEAD is Linux 6.10.192; this project has '
+                          'a series for 6.1 6.12 only'])
 
     def test_rev(self) -> None:
         p = self.usertree(KGATE_REV='HEAD~1')
@@ -253,10 +265,10 @@ class MakeTree(TempDirTest):
                  'envtest: ; @echo "$$BUILD|$$KGATE_USER_TREE|$${TREE-unset}"', 'envtest'])
         self.assertEqual(p.stdout, f'{self.path("b")}/tree-x-y|/x/y|unset\n')
         # Without TREE, a stray KGATE_USER_TREE in the environment changes nothing.
-        p = run(['make', '-n', 'tree', f'BUILD={self.path("b")}'],
+        p = run(['make', '-s', f'BUILD={self.path("b")}', '--eval',
+                 'envtest: ; @echo "$${KGATE_USER_TREE-unset}"', 'envtest'],
                 env={'KGATE_USER_TREE': '/x/y'})
-        self.assertIn('\nscripts/tree.sh\n', p.stdout)
-        self.assertNotIn('usertree.sh', p.stdout)
+        self.assertEqual(p.stdout, 'unset\n')
         p = run(['make', '-n', 'series', 'TREE=/x/y'])
         self.assertNotEqual(p.returncode, 0)
         self.assertIn('TREE=<checkout> is for make test', p.stdout)

@@ -1,11 +1,13 @@
 """Where the end-to-end runs keep things: the kernel builds and results
-under $BUILD (default: <repo>/build), the runs' work dirs below it."""
+under $BUILD, the tree's build dir (default: <repo>/build/<tree>, the tree
+$KGATE_TREE, default 6.1), the runs' work dirs below it."""
 import os
 import time
 
 LIB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # e2e/lib
 REPO = os.path.dirname(os.path.dirname(LIB))
-BUILD = os.environ.get('BUILD') or os.path.join(REPO, 'build')
+BUILD = os.environ.get('BUILD') or os.path.join(REPO, 'build',
+                                                os.environ.get('KGATE_TREE') or '6.1')
 
 
 def work_dir(name: str, arch: str) -> str:
