@@ -345,6 +345,25 @@ class QmpClient(TempDirTest):
                                    {'execute': 'query-x', 'arguments': {'n': 1}},
                                    {'execute': 'bad'}, {'execute': 'reset'}])
 
+    def test_qemu_gone(self) -> None:
+        """Writing to a QMP socket whose QEMU exited: an E2EError naming the
+        connection, not a BrokenPipeError traceback."""
+        path = self.path('qmp.sock')
+        srv = FakeQmpServer(path, {})
+        srv.start()
+        with Qmp(path, timeout=5) as q:
+            real = q.sock
+
+            class Gone:
+                def sendall(self, data: bytes) -> None:
+                    raise BrokenPipeError(32, 'Broken pipe')
+
+                def close(self) -> None:
+                    real.close()
+            q.sock = Gone()  # type: ignore[assignment]
+            with self.assertRaisesRegex(E2EError, r'^QMP connection: .*Broken pipe'):
+                q.cmd('query-status')
+
     def test_no_server(self) -> None:
         with self.assertRaises(E2EError):
             Qmp(self.path('none.sock'), timeout=0.2)

@@ -8,6 +8,7 @@ from typing import Any, Optional
 import common  # noqa: F401  (import paths)
 
 import vmem
+from e2e import E2EError
 from e2e.qmp import QmpError
 
 GiB, MiB = 1 << 30, 1 << 20
@@ -18,17 +19,20 @@ class FakeQmp:
     applies at once.  broken: drop a field from query-memory-devices (a
     host-side bug for a handler to trip over)."""
 
-    def __init__(self, broken: Optional[str] = None) -> None:
+    def __init__(self, broken: Optional[str] = None, gone: bool = False) -> None:
         self.dev = {'vm0': {'memaddr': 4 * GiB, 'max-size': 4 * GiB, 'block-size': 2 * MiB,
                             'size': 0, 'requested-size': 0},
                     'vm1': {'memaddr': 8 * GiB, 'max-size': 4 * GiB, 'block-size': GiB,
                             'size': 0, 'requested-size': 0}}
         self.events: list[dict[str, Any]] = []
         self.broken = broken
+        self.gone = gone
         self.calls: list[str] = []
 
     def cmd(self, name: str, **args: Any) -> Any:
         self.calls.append(name)
+        if self.gone:       # what Qmp.cmd raises once QEMU has exited
+            raise E2EError('QMP connection: [Errno 32] Broken pipe')
         if name == 'query-memory-devices':
             out = []
             for i, d in self.dev.items():
@@ -63,17 +67,25 @@ class FakeQmp:
 
 
 class FakeVm:
-    """A console with the guest's requests already on it; records answers."""
+    """A console with the guest's requests already on it; records answers.
+    alive: what running() says (QEMU still up)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.sent: list[str] = []
+        self.alive = True
+
+    def running(self) -> bool:
+        return self.alive
+
+    def send(self, text: str) -> None:
+        if not self.alive:      # QEMU's stdin, once it exited
+            raise BrokenPipeError(32, 'Broken pipe')
+        self.sent.append(text)
 
     def wait_for(self, pattern: str, timeout: float, start: int = 0) -> Optional[re.Match[str]]:
         return re.compile(pattern, re.M).search(self.text, start)
 
-    def send(self, text: str) -> None:
-        self.sent.append(text)
 
 
 def host(qmp: Optional[FakeQmp] = None, console: str = '') -> vmem.Host:
@@ -186,6 +198,24 @@ class Dispatch(unittest.TestCase):
         sets = [c for c in h.q.calls if c == 'qom-set']   # type: ignore[attr-defined]
         self.assertEqual(len(sets), 2)
 
+    def test_serve_guest_died(self) -> None:
+        """QEMU exits (the guest panicked) while a request is served: QMP
+        and the console are gone; serve returns, no traceback (the
+        missing results fail the run)."""
+        req = 'vm 30.1 request vm1 1073741824'
+        h = host(FakeQmp(gone=True), console=f'e2e-sync: {req} #{vmem.fnv1a(req):08x}\n')
+        h.vm.alive = False                          # type: ignore[attr-defined]
+        h.serve(5)
+        self.assertEqual(h.vm.sent, [])             # type: ignore[attr-defined]
+
+    def test_serve_qmp_lost_while_qemu_runs(self) -> None:
+        """QMP lost while the guest still listens: the guest is told (its
+        test fails with QEMU's side of the story)."""
+        req = 'vm 30.2 request vm1 1073741824'
+        h = host(FakeQmp(gone=True), console=f'e2e-sync: {req} #{vmem.fnv1a(req):08x}\n')
+        h.serve(5)
+        self.assertEqual(h.vm.sent, [              # type: ignore[attr-defined]
+            f'e2e-reply: {req} error QMP connection: [Errno 32] Broken pipe\n'])
 
 if __name__ == '__main__':
     unittest.main()

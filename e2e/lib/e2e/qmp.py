@@ -85,7 +85,10 @@ class Qmp:
         msg: Message = {'execute': name}
         if args:
             msg['arguments'] = args
-        self.sock.sendall(json.dumps(msg).encode() + b'\n')
+        try:
+            self.sock.sendall(json.dumps(msg).encode() + b'\n')
+        except OSError as err:      # QEMU is gone (BrokenPipeError, ...)
+            raise E2EError(f'QMP connection: {err}') from None
         while True:
             reply = self._recv()
             if 'event' in reply:
