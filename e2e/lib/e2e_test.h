@@ -43,6 +43,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -330,6 +331,21 @@ static int e2e_kmsg_find(int fd, const char *needle)
 			found = 1;
 	}
 	return found;
+}
+
+/*
+ * True when the running kernel is at least major.minor (uname's release,
+ * "6.12.118" for instance).  For the few scenarios whose expected outcome
+ * differs between the trees by design; the scenario names the difference.
+ */
+static int e2e_kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		e2e_fail_at(__FILE__, __LINE__, "cannot read the kernel release");
+	return ma > major || (ma == major && mi >= minor);
 }
 
 /* ---- several things at once ---------------------------------------------- */

@@ -44,7 +44,7 @@ MEM = '512M,maxmem=9G'
 # virtio_mem.bbm_safe_unplug=0: an operator's old setting of a module
 # parameter 6.1 still has; patch 0007 removes it (bbm_pinned_unplug shows
 # why: with it, unplug in Big Block Mode can loop forever).  A kernel with
-# the patch ignores it.
+# the patch ignores it, and so does 6.12 (upstream's f504e15b94eb).
 CMDLINE = 'memhp_default_state=online_movable virtio_mem.bbm_safe_unplug=0'
 
 BOOT1 = ['sbm_grow_shrink', 'bbm_grow_shrink', 'unplug_under_use', 'cycles',

@@ -897,7 +897,8 @@ static uint64_t answer_size(const char *ans)
  * offline_pages() retries migrating the pinned page forever in the
  * driver's workqueue: the guest stops serving the device.  With the patch
  * the parameter is gone: the driver fake-offlines, gives up on the busy
- * big block, and goes on serving requests.
+ * big block, and goes on serving requests.  6.12 has upstream's commit
+ * (no parameter, the same expectations): there this checks upstream's code.
  *
  * vm1 at 1G; a 64 MiB buffer, most of it in vm1's memory (the only
  * ZONE_MOVABLE memory), pages of it pinned (vmsplice) in every memory
