@@ -8,7 +8,9 @@ SHADOW=$KTREE/.git/kgate-kunit
 LIST=$KTREE/.git/kgate-kunit-files
 SYNC=$KTREE/.git/kgate-sync
 kunit_files() {
-	(cd "$KUNIT_SRC" 2>/dev/null && find . -mindepth 2 -type f ! -name '*~' ! -name '.*.swp' |
+	# A tree whose series has no test file yet has no kunit/<tree>/: none.
+	[ -d "$KUNIT_SRC" ] || return 0
+	(cd "$KUNIT_SRC" && find . -mindepth 2 -type f ! -name '*~' ! -name '.*.swp' |
 		sed 's|^\./||' | LC_ALL=C sort)
 }
 # The test files the series adds (KUnit sources and .kunitconfig files).

@@ -130,6 +130,29 @@ class MakeCallsGate(TempDirTest):
         self.assertTrue(os.path.exists(os.path.join(build, 'results', 'verdict.json')))
 
 
+class KunitFiles(TempDirTest):
+    """scripts/testfiles.sh kunit_files: the files of kunit/<tree>/."""
+
+    def kunit_files(self, src: str) -> tuple[int, str]:
+        script = f'set -euo pipefail; . {shlex.quote(REPO)}/scripts/testfiles.sh; kunit_files; echo end'
+        p = run(['bash', '-c', script], env={'KUNIT_SRC': src, 'KTREE': self.tmp})
+        return p.returncode, p.stdout
+
+    def test_files(self) -> None:
+        os.makedirs(self.path('k/fs/overlayfs'))
+        with open(self.path('k/fs/overlayfs/x_kunit.c'), 'w') as f:
+            f.write('')
+        with open(self.path('k/fs/overlayfs/.kunitconfig'), 'w') as f:
+            f.write('')
+        self.assertEqual(self.kunit_files(self.path('k')),
+                         (0, 'fs/overlayfs/.kunitconfig\nfs/overlayfs/x_kunit.c\nend\n'))
+
+    def test_a_tree_without_test_files(self) -> None:
+        """A series with no test file yet (kunit/6.12/ before it had one):
+        none, not a failure of set -e."""
+        self.assertEqual(self.kunit_files(self.path('none')), (0, 'end\n'))
+
+
 class Cells(TempDirTest):
     """scripts/cells.sh list: the cells (tree x arch) of a run."""
 
@@ -138,7 +161,7 @@ class Cells(TempDirTest):
         return p.returncode, p.stdout.splitlines()
 
     def test_default(self) -> None:
-        self.assertEqual(self.cells(), (0, ['6.1/x86_64', '6.1/arm64']))
+        self.assertEqual(self.cells(), (0, ['6.1/x86_64', '6.12/x86_64']))
 
     def test_full_matrix_is_one_variable(self) -> None:
         self.assertEqual(self.cells(CELLS='all'),
