@@ -61,6 +61,15 @@ class Recorder(unittest.TextTestResult):
         super().addExpectedFailure(test, err)
         self._add(test, 'PASS', 'expected failure')
 
+    def addSubTest(self, test: unittest.TestCase, subtest: unittest.TestCase,
+                   err: Optional[ExcInfo]) -> None:
+        # A failed subtest fails its test (unittest then never calls
+        # addSuccess for it); one that passed is part of its test's pass.
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            failure = err[0] is not None and issubclass(err[0], test.failureException)
+            self._add(subtest, 'FAIL' if failure else 'ERROR', _why(err))
+
     def addUnexpectedSuccess(self, test: unittest.TestCase) -> None:
         super().addUnexpectedSuccess(test)
         self._add(test, 'FAIL', 'unexpected success')
@@ -88,6 +97,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     # reports it as a test named unittest.loader._FailedTest.<module>).
     counts = {s: sum(c.status == s for c in cases) for s in ('PASS', 'SKIP')}
     failed = len(cases) - counts['PASS'] - counts['SKIP']
+    if failed == 0 and not result.wasSuccessful():
+        failed = 1      # a way to fail this Recorder does not count: fail anyway
     if args.json:
         write_json(args.json, results_doc(SUITE, None, cases))
     print(f'host selftest: {counts["PASS"]} passed, {failed} failed, {counts["SKIP"]} skipped')

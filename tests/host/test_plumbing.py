@@ -1,9 +1,12 @@
 """The gate's plumbing: make targets, scripts/e2e.sh, scripts/kunit.sh's
 exit code file.  Stand-in end-to-end runs (shell scripts), no kernel."""
+import importlib.util
+import io
 import json
 import os
 import re
 import shlex
+import unittest
 
 from common import REPO, TempDirTest, run
 
@@ -128,6 +131,32 @@ class MakeCallsGate(TempDirTest):
                       f'{build}/6.12/results/x86_64.log', p.stdout)
         self.assertIn('FAIL 6.12/arm64: kunit.py left no results', p.stdout)
         self.assertTrue(os.path.exists(os.path.join(build, 'results', 'verdict.json')))
+
+
+class SelftestRecorder(unittest.TestCase):
+    """scripts/selftest.py counts a failed subtest as a failure (its exit
+    code and its "N failed" are what the gate reads)."""
+
+    def test_failed_subtest_counts(self) -> None:
+        spec = importlib.util.spec_from_file_location(
+            'selftest', os.path.join(REPO, 'scripts', 'selftest.py'))
+        assert spec and spec.loader
+        selftest = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(selftest)
+
+        class Sample(unittest.TestCase):
+            def test_sub(self) -> None:
+                for i in range(3):
+                    with self.subTest(i=i):
+                        self.assertNotEqual(i, 1)
+
+            def test_plain(self) -> None:
+                pass
+
+        result = unittest.TextTestRunner(stream=io.StringIO(), resultclass=selftest.Recorder).run(
+            unittest.defaultTestLoader.loadTestsFromTestCase(Sample))
+        self.assertEqual(sorted(c.status for c in result.cases), ['FAIL', 'PASS'])
+        self.assertIn('(i=1)', [c.name for c in result.cases if c.status == 'FAIL'][0])
 
 
 class KunitFiles(TempDirTest):
