@@ -8,7 +8,8 @@ test failed, or any parameter of it), prints one line:
 
     red <expect>: <why>           or           green <expect>
 
-A suite that did not run or ran no test is red for every expectation on it.
+A suite that did not run, ran no test or crashed (kunit.py's unnamed
+entry) is red for every expectation on it; so is a test that did not run.
 Exit code 0 when every expectation is red, 1 when one stayed green, 2 on a
 missing or unreadable verdict.  scripts/mutants.sh asks this.
 """
@@ -33,8 +34,15 @@ def red(verdict: dict[str, Any], arch: str, expect: str) -> list[str]:
     tests: dict[str, str] = r['tests']
     if not tests:
         return [f'suite {suite} ran no test']
-    return [f'{suite}.{name} {status}' for name, status in tests.items()
-            if status not in GOOD and (not test or name == test or name.startswith(test + '.'))]
+    # kunit.py's unnamed entry: the kernel died inside the suite (a panic,
+    # say panic_on_warn); the test it died in is not listed as failed.
+    if tests.get('', 'PASS') not in GOOD:
+        return [f'suite {suite} crashed ({tests[""]})']
+    mine = {name: status for name, status in tests.items()
+            if not test or name == test or name.startswith(test + '.')}
+    if not mine:
+        return [f'{suite}.{test} did not run']
+    return [f'{suite}.{name} {status}' for name, status in mine.items() if status not in GOOD]
 
 
 def main(argv: Sequence[str]) -> int:

@@ -256,7 +256,8 @@ class Red(unittest.TestCase):
                                                'p.one': 'PASS', 'p.two': 'ERROR'}},
             'ok': {'state': 'ok', 'tests': {'a': 'PASS', 's': 'SKIP'}},
             'empty': {'state': 'FAILED', 'tests': {}},
-            'gone': {'state': 'MISSING', 'tests': {}}},
+            'gone': {'state': 'MISSING', 'tests': {}},
+            'crash': {'state': 'FAILED', 'tests': {'a': 'PASS', '': 'ERROR'}}},
         'host': {'host_selftest': {'state': 'ok', 'tests': {'t': 'PASS'}}}}}
 
     def test_red_and_green(self) -> None:
@@ -272,6 +273,10 @@ class Red(unittest.TestCase):
             'gone': ['suite gone did not run'],
             'never_listed.t': ['suite never_listed did not run'],
             'host_selftest': [],
+            'ok.zz': ['ok.zz did not run'],
+            # the kernel died in crash.b (not listed): every expectation red
+            'crash.b': ['suite crash crashed (ERROR)'],
+            'crash.a': ['suite crash crashed (ERROR)'],
         }
         for expect, why in cases.items():
             with self.subTest(expect=expect):
