@@ -37,17 +37,16 @@ if [ -n "${KGATE_USER_TREE:-}" ]; then
 	flock -n 9 || { echo "gate: another gate runs on $ROOT; waiting"; flock 9; }
 	suites=$ROOT/SUITES
 	grep -v '^series_sync[[:space:]]' "$REPO/kunit/SUITES" >"$suites"
+fi
+# The cells (bare arches for a checkout of yours): scripts/cells.sh's list.
+all=$("$REPO/scripts/cells.sh" list) || exit 2
+mapfile -t cells <<<"$all"
+if [ -n "${KGATE_USER_TREE:-}" ]; then
 	trees=(user)
-	read -ra cells <<<"${ARCHES:-$KGATE_ARCHES}"
-	for a in "${cells[@]}"; do
-		arch_known "$a" || { echo "gate: unknown arch '$a' (known: $KGATE_ARCHES)" >&2; exit 2; }
-	done
 else
-	all=$(kgate_cells) || exit 2
-	while read -r t a; do
-		cells+=("$t/$a")
-		case " ${trees[*]} " in *" $t "*) ;; *) trees+=("$t") ;; esac
-	done <<<"$all"
+	for c in "${cells[@]}"; do
+		case " ${trees[*]} " in *" ${c%%/*} "*) ;; *) trees+=("${c%%/*}") ;; esac
+	done
 fi
 rm -f "$results/summary" "$results/verdict.json" "$results"/host-*.json "$results/tree"
 
