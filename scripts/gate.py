@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Summarise the gate's results and decide.
 
-    [KINDS="kunit e2e tree host"] [RESULTS=dir] [SUITES=file] scripts/gate.py cell...
+    [KINDS="kunit e2e conf tree host"] [RESULTS=dir] [SUITES=file] scripts/gate.py cell...
 
 A cell is <tree>/<arch> (e.g. 6.12/x86_64): that tree's results are in
 RESULTS/../<tree>/results (the tree's build dir, $BUILD/<tree>/results).  A
@@ -9,11 +9,13 @@ cell that is a bare <arch> is one tree's arch whose results are in RESULTS
 itself (make test TREE=<checkout>, scripts/mutants.sh).
 
 Reads, in each tree's results dir, only the results of the kinds judged
-(KINDS, default all four):
+(KINDS, default all five):
 
   kunit  <arch>.json          kunit.py --json output (KernelCI layout)
          <arch>.rc            scripts/kunit.sh's exit code (its one writer)
   e2e    e2e-*-<arch>.json    end-to-end results (same layout, one suite)
+  conf   conf-*-<arch>.json   conformance runs (fstests sections, the
+                              memory-hotplug selftest; same layout)
   tree   tree-*.json          per-tree, arch-independent suites (same
                               layout, one suite), e.g. tree-series_sync.json
 
@@ -23,7 +25,8 @@ and in RESULTS (default: $BUILD/results, BUILD default <repo>/build):
                               layout, one suite), e.g. host-selftest.json
 
 and SUITES (default <repo>/kunit/SUITES), the one list of suites that must
-have run.  Prints a table (one row per cell or tree and suite), the failing
+have run; its arch column names arches (x86_64) or cells (6.1/x86_64).
+Prints a table (one row per cell or tree and suite), the failing
 tests, the missing suites and, last, "N passed, N failed, N skipped" (also
 written to RESULTS/summary).  Writes RESULTS/verdict.json, the same verdict
 for programs:
@@ -52,7 +55,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Optional
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KINDS = ('kunit', 'e2e', 'tree', 'host')
+KINDS = ('kunit', 'e2e', 'conf', 'tree', 'host')
 HOST = 'host'            # the "arch" of the arch-independent (host) suites
 COUNTED = ('PASS', 'FAIL', 'SKIP')
 
@@ -112,7 +115,7 @@ def load_expected(path: str, cells: Sequence[str],
                 want[tree_where(t)].append(suite)
             continue
         for c in cells:
-            if not on or split_cell(c)[1] in on:
+            if not on or split_cell(c)[1] in on or c in on:
                 want[c].append(suite)
     return want
 
@@ -234,11 +237,13 @@ def judge(results: str, suites_file: str, arches: Sequence[str],
             else:
                 for s in kunit.get('sub_groups', []):
                     found[s['name']] = ('kunit', list(leaves(s, '')))
-        if 'e2e' in kinds:
-            for path in sorted(glob.glob(os.path.join(rdir, f'e2e-*-{arch}.json'))):
+        for kind in ('e2e', 'conf'):
+            if kind not in kinds:
+                continue
+            for path in sorted(glob.glob(os.path.join(rdir, f'{kind}-*-{arch}.json'))):
                 suite = _one_suite(path, problems, cell)
                 if suite is not None:
-                    found[suite[0]] = ('e2e', suite[1])
+                    found[suite[0]] = (kind, suite[1])
         kunit_failed = add(cell, found)
         if kunit is not None and rc != '0' and not kunit_failed:
             # kunit.py failed although every parsed test passed: a crash or

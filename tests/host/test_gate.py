@@ -288,8 +288,8 @@ if __name__ == '__main__':
     unittest.main()
 
 
-class Matrix(TempDirTest):
-    """gate.judge() on cells <tree>/<arch>: each tree's results in
+class MatrixBase(TempDirTest):
+    """Results of cells <tree>/<arch>: each tree's results in
     <root>/<tree>/results, the host suites in <root>/results."""
 
     def setUp(self) -> None:
@@ -318,6 +318,10 @@ class Matrix(TempDirTest):
                 json.dump(doc, f)
 
     CELLS = ['6.1/x86_64', '6.1/arm64', '6.12/x86_64']
+
+
+class Matrix(MatrixBase):
+    """gate.judge() on cells <tree>/<arch>."""
 
     def test_green_matrix(self) -> None:
         v = gate.judge(self.results, self.suites, self.CELLS)
@@ -368,3 +372,41 @@ class Matrix(TempDirTest):
                  one_suite_doc('host_selftest', [('t.T.test', 'PASS')]))
         v = gate.judge(self.results, self.suites, self.CELLS)
         self.assertEqual(v['missing'], [{'arch': 'host', 'suite': 'host_selftest'}])
+
+
+class Conformance(MatrixBase):
+    """Kind conf (conf-*-<arch>.json in a tree's results), expected only on
+    the cells the SUITES line names."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        self.suites = self.write('SUITES', 'k_one kunit\nseries_sync tree\nhost_selftest host\n'
+                                 'fstests_overlay_default conf 6.1/x86_64\n')
+        self.put('6.1/results', 'conf-fstests_overlay_default-x86_64.json',
+                 one_suite_doc('fstests_overlay_default',
+                               [('overlay/001', 'PASS'), ('overlay/005', 'SKIP')]))
+
+    def test_expected_on_the_named_cell_only(self) -> None:
+        v = gate.judge(self.results, self.suites, self.CELLS)
+        self.assertEqual(v['verdict'], 'PASS', v['problems'])
+        self.assertEqual(v['results']['6.1/x86_64']['fstests_overlay_default']['kind'], 'conf')
+        self.assertNotIn('fstests_overlay_default', v['results']['6.12/x86_64'])
+        self.assertNotIn('fstests_overlay_default', v['results']['6.1/arm64'])
+
+    def test_missing_on_its_cell_is_red(self) -> None:
+        os.remove(self.path('root', '6.1/results', 'conf-fstests_overlay_default-x86_64.json'))
+        v = gate.judge(self.results, self.suites, self.CELLS)
+        self.assertEqual(v['verdict'], 'FAIL')
+        self.assertEqual(v['missing'], [{'arch': '6.1/x86_64', 'suite': 'fstests_overlay_default'}])
+
+    def test_regression_is_red(self) -> None:
+        self.put('6.1/results', 'conf-fstests_overlay_default-x86_64.json',
+                 one_suite_doc('fstests_overlay_default', [('overlay/001', 'FAIL')]))
+        v = gate.judge(self.results, self.suites, self.CELLS)
+        self.assertEqual(v['problems'], ['6.1/x86_64: fstests_overlay_default.overlay/001 FAIL'])
+
+    def test_not_judged_unless_asked(self) -> None:
+        """KINDS without conf: neither read nor expected."""
+        os.remove(self.path('root', '6.1/results', 'conf-fstests_overlay_default-x86_64.json'))
+        v = gate.judge(self.results, self.suites, self.CELLS, ['kunit', 'tree', 'host'])
+        self.assertEqual(v['verdict'], 'PASS', v['problems'])
