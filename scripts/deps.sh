@@ -26,6 +26,10 @@ PKGS=(
 	cpio                  # initramfs
 	e2fsprogs             # ext4 images without mounting them
 	mypy                  # make selftest: mypy --strict on the host Python
+	debootstrap           # the conformance guest's Debian root (scripts/rootfs.sh)
+	autoconf automake libtool pkg-config # fstests' build
+	xfslibs-dev uuid-dev libattr1-dev libacl1-dev # fstests' required headers
+	libaio-dev liburing-dev libgdbm-dev libcap-dev # fstests' optional programs
 )
 
 missing=()

@@ -90,6 +90,8 @@ def qemu_argv(arch: str, initrd: str, kernel: Optional[str] = None,
     cmdline: extra kernel parameters; init_args: init's argv after "--"
     (the program to run and its arguments); qemu_args: extra QEMU arguments
     (disks, devices, "-qmp unix:...,server=on,wait=off", ...).
+    initrd '' boots without an initramfs (a root filesystem on a disk:
+    root= and init= in cmdline).
     """
     info = arch_get(arch)
     qemu = need_tool(info.qemu)
@@ -106,7 +108,8 @@ def qemu_argv(arch: str, initrd: str, kernel: Optional[str] = None,
         machine = without_option(machine, '-smp') + ['-smp', str(smp)]
     return [qemu, *machine, '-nodefaults', '-display', 'none',
             '-m', str(mem),
-            '-kernel', kernel, '-initrd', initrd, '-append', append,
+            '-kernel', kernel, *(['-initrd', initrd] if initrd else []),
+            '-append', append,
             '-serial', 'stdio', '-monitor', 'none', '-no-reboot',
             *qemu_args]
 
