@@ -52,7 +52,8 @@ EACH_TREE = rc=0; for t in $(ALL_TREES); do echo "== $$t"; \
 EACH_TREE_END = || rc=1; done; exit $$rc
 
 .PHONY: all help deps tree test gate selftest install-hook uninstall-hook \
-	series checkpatch buildcheck amcheck mutants bench clean-results distclean
+	series checkpatch buildcheck amcheck mutants bench clean-results distclean \
+	conformance conformance-baseline
 
 ## all: patched trees, then KUnit on every cell (kunit.py run) with a summary
 # (scripts/kunit.sh leaves its exit code in $(BUILD)/<tree>/results/<arch>.rc,
@@ -92,6 +93,25 @@ e2e-x86_64 e2e-arm64: deps
 test: gate
 gate: deps
 	@scripts/gate.sh
+
+## conformance: fstests' overlay group (FSTESTS_GROUP=all, or quick) in every section of conformance/fstests/sections, on the x86_64 cells, against the committed baseline; a table, then the verdict
+# (FSTESTS_SRC=<fstests checkout or tarball>, default ../shared/external/;
+# the patched kernel is the gate's, built here if needed: scripts/cells.sh
+# kunit runs its KUnit suites too)
+# (default cells: those conformance/SUITES names, 6.1/x86_64; CELLS=, TREES=
+# or ARCHES= pick others)
+CONF_ARCH = x86_64
+conformance conformance-baseline: export CELLS := $(if $(CELLS)$(TREES)$(ARCHES),$(CELLS),6.1/x86_64)
+conformance: deps tree
+	@rc=0; scripts/cells.sh kunit $(CONF_ARCH) || true; \
+	 FSTESTS_GROUP=$(or $(FSTESTS_GROUP),all) scripts/cells.sh conf $(CONF_ARCH) || rc=1; \
+	 echo; conformance/table $(BUILD) $$(scripts/cells.sh list $(CONF_ARCH)) || rc=1; \
+	 SUITES=$(CURDIR)/conformance/SUITES scripts/cells.sh judge conf $(CONF_ARCH) || rc=1; \
+	 exit $$rc
+
+## conformance-baseline: build each x86_64 cell's tree at tag base (no patch of ours, same .config) and rewrite conformance/known/<tree>/<arch>/<section> from its runs (whole group)
+conformance-baseline: deps tree
+	@scripts/cells.sh kunit $(CONF_ARCH) || true; scripts/cells.sh conf-baseline $(CONF_ARCH)
 
 ## install-hook: a git hook running the gate on what is committed or pushed (HOOK=pre-push default, HOOK=pre-commit; TREE=<checkout>, default this repository)
 install-hook:

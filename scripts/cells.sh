@@ -7,6 +7,8 @@
 #   scripts/cells.sh tree                  prepare each tree's patched tree
 #   scripts/cells.sh kunit|e2e [arch]      scripts/kunit.sh / scripts/e2e.sh
 #                                          on each cell (only arch's)
+#   scripts/cells.sh conf [arch]           scripts/conformance.sh --reuse on each cell
+#   scripts/cells.sh conf-baseline [arch]  the same with --baseline
 #   scripts/cells.sh judge <kinds> [arch]  scripts/gate.py on those cells
 #
 # The cells: CELLS, TREES, ARCHES (kgate_cells in scripts/lib.sh).  Each tree
@@ -21,7 +23,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
 ROOT=${BUILD:-$REPO/build}
-step=${1:?usage: scripts/cells.sh list|tree|kunit|e2e|judge ...}
+step=${1:?usage: scripts/cells.sh list|tree|kunit|e2e|conf|conf-baseline|judge ...}
 shift
 
 cells() {
@@ -39,7 +41,7 @@ out=$(cells) || exit 2
 mapfile -t all <<<"$out"
 only=
 case $step in
-list | kunit | e2e) only=${1:-} ;;
+list | kunit | e2e | conf | conf-baseline) only=${1:-} ;;
 judge) only=${2:-} ;;
 esac
 sel=()
@@ -81,6 +83,13 @@ tree)
 kunit | e2e)
 	for c in "${sel[@]}"; do
 		in_cell "$c" "$REPO/scripts/$step.sh" "${c#*/}" || rc=1
+	done
+	;;
+conf | conf-baseline)
+	mode=--reuse
+	[ "$step" = conf-baseline ] && mode=--baseline
+	for c in "${sel[@]}"; do
+		in_cell "$c" "$REPO/scripts/conformance.sh" $mode "${c#*/}" || rc=1
 	done
 	;;
 judge)

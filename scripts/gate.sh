@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The pre-commit gate: the host selftest, then for each tree its patched
-# tree, and for each of its cells (tree x arch) KUnit and the end-to-end
-# runs, then one verdict (scripts/gate.py).  Every cell runs even when an
+# tree, and for each of its cells (tree x arch) KUnit, the end-to-end runs
+# and the conformance sections kunit/SUITES names for the cell (fstests'
+# overlay quick group), then one verdict (scripts/gate.py).  Every cell runs even when an
 # earlier one failed, so the summary covers them all.
 #
 #   [CELLS="6.1/x86_64 ..."|CELLS=all] [TREES=...] [ARCHES=...] scripts/gate.sh
@@ -58,7 +59,7 @@ rm -f "$results/summary" "$results/verdict.json" "$results"/host-*.json "$result
 selftest_key() {
 	{
 		python3 --version; mypy --version 2>&1
-		cd "$REPO" && find Makefile .ci scripts tests e2e qemu_configs kunit/SUITES \
+		cd "$REPO" && find Makefile .ci scripts tests e2e conformance qemu_configs kunit/SUITES \
 			-type f ! -path '*/__pycache__/*' -exec sha1sum {} + | sort
 	} | sha1sum | cut -d' ' -f1
 }
@@ -81,6 +82,16 @@ selftest() {
 }
 selftest &
 selftest_pid=$!
+
+# conf_suites <cell> <arch>: the conformance suites kunit/SUITES expects of
+# that cell (kind conf); the fstests ones run on the quick group, against
+# the committed baseline (make conformance runs them all, on the whole
+# group).
+conf_suites() {
+	sed 's/#.*//' "$suites" | awk -v c="$1" -v a="$2" '
+		$2 == "conf" { for (i = 3; i <= NF; i++) if ($i == c || $i == a) { print $1; break } }' |
+		paste -sd' '
+}
 
 # tree_arches <tree>: the arches of that tree's cells.
 tree_arches() {
@@ -105,7 +116,8 @@ for t in "${trees[@]}"; do
 	mkdir -p "$BUILD/results"
 	rm -f "$BUILD/results"/tree-*.json
 	for arch in "${arches[@]}"; do
-		rm -f "$BUILD/results/$arch.json" "$BUILD/results/$arch.rc" "$BUILD/results"/e2e-*-"$arch".json
+		rm -f "$BUILD/results/$arch.json" "$BUILD/results/$arch.rc" "$BUILD/results"/e2e-*-"$arch".json \
+			"$BUILD/results"/conf-*-"$arch".json
 	done
 	if ! "$prepare"; then
 		# Its cells stay without results: the verdict names each.
@@ -119,6 +131,12 @@ for t in "${trees[@]}"; do
 		"$REPO/scripts/kunit.sh" "$arch"       # writes $BUILD/results/$arch.{json,rc,log}
 		echo "gate: kunit $cell took $(( $(date +%s) - t0 )) s"
 		"$REPO/scripts/e2e.sh" --reuse "$arch"
+		conf=$(conf_suites "$cell" "$arch")
+		if [ -n "$conf" ]; then
+			t0=$(date +%s)
+			CONF_SUITES=$suites FSTESTS_GROUP=quick "$REPO/scripts/conformance.sh" --reuse "$arch"
+			echo "gate: conformance $cell ($conf) took $(( $(date +%s) - t0 )) s"
+		fi
 	done
 done
 

@@ -8,7 +8,9 @@ import unittest
 from common import REPO, run
 
 # Each run script is a __main__ of its own: one mypy run for each.
-RUN_SCRIPTS = ['e2e/overlayfs/run', 'e2e/virtio_mem/run', 'e2e/virtio_mem/bench']
+RUN_SCRIPTS = ['e2e/overlayfs/run', 'e2e/virtio_mem/run', 'e2e/virtio_mem/bench',
+               'conformance/fstests/host', 'conformance/memhotplug/host',
+               'conformance/table']
 
 
 class MypyStrict(unittest.TestCase):
