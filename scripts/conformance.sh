@@ -135,7 +135,7 @@ key_of() {
 	{
 		cat "$BUILD/$arch/.kgate-kernel-key" 2>/dev/null || date +%s%N
 		cat "$ROOT/conformance/$arch/rootfs.key" 2>/dev/null
-		echo "$1 $group"
+		echo "$1 $group ${FSTESTS_STRESS:-0}"
 		cat "$known_dir/$1" 2>/dev/null
 		find "$REPO/conformance" "$REPO/e2e/lib" "$REPO/qemu_configs/$arch.py" \
 			"$REPO/scripts/lib.sh" "$REPO/scripts/conformance.sh" -type f \
