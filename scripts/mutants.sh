@@ -14,6 +14,12 @@
 #   Expect: <suite that must fail>
 #   Expect: <suite>.<test that must fail>       (as many Expect: lines as
 #                                               must all go red)
+#   Green: <kind>                               every suite of that kind
+#                                               (kunit, e2e) must stay green
+#
+# An Expect: on a conformance suite (fstests_overlay_<section>.<test>) runs
+# those fstests tests of that section (conformance/fstests/host) against
+# the committed baseline; Green: e2e runs every end-to-end run.
 #
 # The tree is always restored, also on ^C.  MUTANT_ARCH picks the arch
 # (default x86_64).  Each mutant's results and logs are kept in
@@ -65,6 +71,7 @@ for m in "${files[@]}"; do
 	name=$(basename "$m" .patch)
 	what=$(sed -n 's/^Mutant: //p' "$m" | head -n 1)
 	expects=$(sed -n 's/^Expect: //p' "$m")
+	greens=$(sed -n 's/^Green: //p' "$m" | tr '\n' ' ')
 	if [ -z "$expects" ]; then
 		echo "BROKEN   $name: no 'Expect:' line"; broken=$((broken + 1)); continue
 	fi
@@ -72,15 +79,27 @@ for m in "${files[@]}"; do
 		echo "BROKEN   $name: does not apply to the patched tree"; broken=$((broken + 1)); continue
 	fi
 	applied=$m
-	rm -f "$results/$arch.json" "$results/$arch.rc" "$results"/e2e-*-"$arch".json "$results/verdict.json"
+	rm -f "$results/$arch.json" "$results/$arch.rc" "$results"/e2e-*-"$arch".json \
+		"$results"/conf-*-"$arch".json "$results/verdict.json"
 	"$REPO/scripts/kunit.sh" "$arch" >/dev/null 2>&1      # writes $arch.{json,rc,log}
 	if grep -q "^kunit: $arch build failed" "$results/$arch.log"; then
 		restore
 		echo "BROKEN   $name: the kernel does not build with it"; broken=$((broken + 1)); continue
 	fi
-	for suite in $(printf '%s\n' "$expects" | sed -n 's/^\(e2e_[^.]*\).*/\1/p' | sort -u); do
+	e2e_suites=$(printf '%s\n' "$expects" | sed -n 's/^\(e2e_[^.]*\).*/\1/p' | sort -u)
+	case " $greens " in *" e2e "*)
+		e2e_suites=$(for r in "$REPO"/e2e/*/run; do echo "e2e_$(basename "$(dirname "$r")")"; done) ;;
+	esac
+	for suite in $e2e_suites; do
 		e2e=$REPO/e2e/${suite#e2e_}/run
 		[ -x "$e2e" ] && "$e2e" "$arch" >/dev/null 2>&1
+	done
+	for suite in $(printf '%s\n' "$expects" | sed -n 's/^\(fstests_overlay_[^.]*\).*/\1/p' | sort -u); do
+		sec=${suite#fstests_overlay_}
+		tests=$(printf '%s\n' "$expects" | sed -n "s|^$suite\\.||p" | paste -sd' ')
+		KGATE_ROOT=$(dirname "$BUILD") FSTESTS_TESTS=$tests "$REPO/conformance/fstests/host" "$arch" "$sec" \
+			--known "$REPO/conformance/known/$KGATE_TREE/$arch/$sec" \
+			--json "$results/conf-$suite-$arch.json" >"$results/conf-$suite-$arch.log" 2>&1
 	done
 	restore
 	# Keep what the runs said, for the record: $BUILD/results/mutants/<name>/
@@ -90,13 +109,24 @@ for m in "${files[@]}"; do
 	# from gate.py's verdict.json: suite.test red if that test failed;
 	# suite red if any of its tests did; a suite that crashed or did not
 	# run is red either way.
-	KINDS="kunit e2e" RESULTS=$results SUITES=$REPO/kunit/SUITES \
+	KINDS="kunit e2e conf" RESULTS=$results SUITES=$REPO/kunit/SUITES \
 		python3 "$REPO/scripts/gate.py" "$arch" >/dev/null 2>&1
 	cp "$results/$arch".{json,log,rc} "$results"/e2e-*-"$arch".{json,log} \
-		"$results/verdict.json" "$keep"/ 2>/dev/null
+		"$results"/conf-*-"$arch".{json,log} "$results/verdict.json" "$keep"/ 2>/dev/null
 	# shellcheck disable=SC2086  # one word per Expect: line
 	out=$(python3 "$REPO/scripts/verdict.py" red "$results/verdict.json" "$arch" $expects 2>&1)
-	case $? in
+	v=$?
+	if [ $v = 0 ] && [ -n "$greens" ]; then
+		# shellcheck disable=SC2086  # one word per kind
+		g=$(python3 "$REPO/scripts/verdict.py" green "$results/verdict.json" "$arch" $greens 2>&1)
+		if [ $? != 0 ]; then
+			broken=$((broken + 1))
+			echo "BROKEN   $name: caught, but not only by what it names: $(printf '%s\n' "$g" | grep '^red' | tr '\n' ' ')"
+			continue
+		fi
+		out+=$'\n'"$(printf '%s\n' "$g" | sed 's/^green /           stays green: /')"
+	fi
+	case $v in
 	0)
 		killed=$((killed + 1))
 		echo "killed   $name ($what)"

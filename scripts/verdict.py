@@ -2,6 +2,7 @@
 """Questions to a gate verdict (RESULTS/verdict.json, written by gate.py).
 
     scripts/verdict.py red <verdict.json> <arch> <expect>...
+    scripts/verdict.py green <verdict.json> <arch> <kind>...
 
 For each expectation ("suite": any of its tests failed; "suite.test": that
 test failed, or any parameter of it), prints one line:
@@ -12,13 +13,19 @@ A suite that did not run, ran no test or crashed (kunit.py's unnamed
 entry) is red for every expectation on it; so is a test that did not run.
 Exit code 0 when every expectation is red, 1 when one stayed green, 2 on a
 missing or unreadable verdict.  scripts/mutants.sh asks this.
+
+green: every suite of those kinds (kunit, e2e, ...) on arch ran and
+passed, and there is at least one of each kind; prints "green <kind>" or
+"red <kind>: <why>" per kind.  Exit code 0 when all are green, 1 if not.
+A mutant that only one kind of suite may catch says so with it.
 """
 import json
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-USAGE = 'usage: scripts/verdict.py red <verdict.json> <arch> <expect>...'
+USAGE = ('usage: scripts/verdict.py red <verdict.json> <arch> <expect>...\n'
+         '       scripts/verdict.py green <verdict.json> <arch> <kind>...')
 HOST = 'host'
 GOOD = ('PASS', 'SKIP')
 
@@ -45,8 +52,17 @@ def red(verdict: dict[str, Any], arch: str, expect: str) -> list[str]:
     return [f'{suite}.{name} {status}' for name, status in mine.items() if status not in GOOD]
 
 
+def not_green(verdict: dict[str, Any], arch: str, kind: str) -> list[str]:
+    """Why the suites of kind on arch are not all green ([] if they are)."""
+    mine = {name: r for name, r in verdict.get('results', {}).get(arch, {}).items()
+            if r.get('kind') == kind}
+    if not mine:
+        return [f'no {kind} suite ran']
+    return [f'{name} {r["state"]}' for name, r in mine.items() if r['state'] != 'ok']
+
+
 def main(argv: Sequence[str]) -> int:
-    if len(argv) < 4 or argv[0] != 'red':
+    if len(argv) < 4 or argv[0] not in ('red', 'green'):
         print(USAGE, file=sys.stderr)
         return 2
     try:
@@ -55,6 +71,13 @@ def main(argv: Sequence[str]) -> int:
     except (OSError, ValueError) as err:
         print(f'verdict: cannot read {argv[1]}: {err}', file=sys.stderr)
         return 2
+    if argv[0] == 'green':
+        ok = True
+        for kind in argv[3:]:
+            why = not_green(verdict, argv[2], kind)
+            ok = ok and not why
+            print(f'red {kind}: {"; ".join(why[:3])}' if why else f'green {kind}')
+        return 0 if ok else 1
     all_red = True
     for expect in argv[3:]:
         why = red(verdict, argv[2], expect)
