@@ -284,6 +284,29 @@ class Red(unittest.TestCase):
         self.assertEqual(verdict.red(self.V, 'arm64', 'k'), ['suite k did not run'])
 
 
+class Green(unittest.TestCase):
+    """verdict.not_green(): a mutant's Green: <kind> lines."""
+    V = {'results': {'x86_64': {
+        'k1': {'kind': 'kunit', 'state': 'ok', 'tests': {'a': 'PASS'}},
+        'k2': {'kind': 'kunit', 'state': 'ok', 'tests': {'a': 'SKIP'}},
+        'e1': {'kind': 'e2e', 'state': 'ok', 'tests': {'a': 'PASS'}},
+        'e2': {'kind': 'e2e', 'state': 'MISSING', 'tests': {}},
+        'c1': {'kind': 'conf', 'state': 'FAILED', 'tests': {'overlay/018': 'FAIL'}}}}}
+
+    def test_green_kind(self) -> None:
+        self.assertEqual(verdict.not_green(self.V, 'x86_64', 'kunit'), [])
+
+    def test_a_missing_suite_is_not_green(self) -> None:
+        self.assertEqual(verdict.not_green(self.V, 'x86_64', 'e2e'), ['e2 MISSING'])
+
+    def test_a_failed_suite_is_not_green(self) -> None:
+        self.assertEqual(verdict.not_green(self.V, 'x86_64', 'conf'), ['c1 FAILED'])
+
+    def test_no_suite_of_the_kind_is_not_green(self) -> None:
+        self.assertEqual(verdict.not_green(self.V, 'x86_64', 'tree'), ['no tree suite ran'])
+        self.assertEqual(verdict.not_green(self.V, 'arm64', 'kunit'), ['no kunit suite ran'])
+
+
 if __name__ == '__main__':
     unittest.main()
 
