@@ -109,7 +109,7 @@ conformance: deps tree
 	 SUITES=$(CURDIR)/conformance/SUITES scripts/cells.sh judge conf $(CONF_ARCH) || rc=1; \
 	 exit $$rc
 
-## conformance-baseline: build each x86_64 cell's tree at tag base (no patch of ours, same .config) and rewrite conformance/known/<tree>/<arch>/<section> from its runs (whole group)
+## conformance-baseline: build each x86_64 cell's tree at tag base (no patch of ours, same .config) and rewrite conformance/known/<tree>/<arch>/<section> from its runs (whole group; SECTIONS="..." picks sections)
 conformance-baseline: deps tree
 	@scripts/cells.sh kunit $(CONF_ARCH) || true; scripts/cells.sh conf-baseline $(CONF_ARCH)
 

@@ -4,7 +4,8 @@
 #
 #   [CONF_SUITES=file] [FSTESTS_GROUP=quick|all] \
 #       scripts/conformance.sh [--reuse] <arch>          the patched kernel
-#   scripts/conformance.sh --baseline <arch>              refresh the baseline
+#   [SECTIONS="userxattr ..."] scripts/conformance.sh --baseline <arch>
+#                                                         refresh the baseline
 #
 # BUILD and KGATE_TREE name the tree (scripts/cells.sh sets them).  The
 # suites run are the kind-conf lines of CONF_SUITES (default
@@ -55,7 +56,8 @@ cell=${cell:-$KGATE_TREE/$arch}
 suites=$(sed 's/#.*//' "$CONF_SUITES" | awk -v c="$cell" -v a="$arch" '
 	$2 == "conf" { for (i = 3; i <= NF; i++) if ($i == c || $i == a) { print $1; break } }' | paste -sd' ')
 if [ $mode = baseline ]; then
-	suites=$(sed -e 's/#.*//' "$REPO/conformance/fstests/sections" | awk 'NF { print "fstests_overlay_" $1 }' | paste -sd' ')
+	secs=${SECTIONS:-$(sed -e 's/#.*//' "$REPO/conformance/fstests/sections" | awk 'NF { print $1 }')}
+	suites=$(for s in $secs; do echo "fstests_overlay_$s"; done | paste -sd' ')
 fi
 if [ -z "$suites" ]; then
 	echo "conformance: $CONF_SUITES names no conf suite for $cell"
