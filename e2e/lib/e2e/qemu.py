@@ -66,6 +66,15 @@ def disk_args(path: str, index: int = 0, fmt: str = 'raw') -> list[str]:
             '-device', f'virtio-blk-pci,drive=e2edisk{index}']
 
 
+def serial_disk_args(path: str, serial: str, snapshot: bool = False) -> list[str]:
+    """QEMU arguments for a raw virtio-blk-pci disk with a serial (a guest
+    with a real userland finds its disks by /sys/block/vd*/serial);
+    snapshot: writes go to a throwaway overlay, never to path."""
+    snap = ',snapshot=on' if snapshot else ''
+    return ['-drive', f'file={path},if=none,format=raw,id={serial}{snap}',
+            '-device', f'virtio-blk-pci,drive={serial},serial={serial}']
+
+
 def without_option(argv: Sequence[str], option: str) -> list[str]:
     """argv without every "option value" pair."""
     out: list[str] = []
