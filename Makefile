@@ -53,7 +53,7 @@ EACH_TREE_END = || rc=1; done; exit $$rc
 
 .PHONY: all help deps tree test gate selftest install-hook uninstall-hook \
 	series checkpatch buildcheck amcheck mutants bench clean-results distclean \
-	conformance conformance-baseline
+	conformance conformance-baseline fuzz
 
 ## all: patched trees, then KUnit on every cell (kunit.py run) with a summary
 # (scripts/kunit.sh leaves its exit code in $(BUILD)/<tree>/results/<arch>.rc,
@@ -145,6 +145,11 @@ amcheck: deps
 ## mutants: apply each mutants/<tree>/*.patch in turn; the gate must go red for each
 mutants: tree
 	@$(EACH_TREE) scripts/mutants.sh $(EACH_TREE_END)
+
+## fuzz: the property suites (*_prop in kunit/SUITES) with FUZZ_ITERS cases each (default 100000) from FUZZ_SEED (default 1), on 6.1/x86_64's KUnit kernel (FUZZ_TREE=, FUZZ_ARCH=); no kernel report allowed
+fuzz: deps
+	@$(MAKE) --no-print-directory tree TREES=$(or $(FUZZ_TREE),6.1)
+	@BUILD=$(BUILD)/$(or $(FUZZ_TREE),6.1) KGATE_TREE=$(or $(FUZZ_TREE),6.1) scripts/fuzz.sh
 
 ## bench: measure cold / no-change / one-file-change gate times
 bench: deps
