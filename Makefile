@@ -53,7 +53,7 @@ EACH_TREE_END = || rc=1; done; exit $$rc
 
 .PHONY: all help deps tree test gate selftest install-hook uninstall-hook \
 	series checkpatch buildcheck amcheck mutants bench clean-results distclean \
-	conformance conformance-baseline fuzz
+	conformance conformance-baseline fuzz test-debug
 
 ## all: patched trees, then KUnit on every cell (kunit.py run) with a summary
 # (scripts/kunit.sh leaves its exit code in $(BUILD)/<tree>/results/<arch>.rc,
@@ -146,10 +146,19 @@ amcheck: deps
 mutants: tree
 	@$(EACH_TREE) scripts/mutants.sh $(EACH_TREE_END)
 
-## fuzz: the property suites (*_prop in kunit/SUITES) with FUZZ_ITERS cases each (default 100000) from FUZZ_SEED (default 1), on 6.1/x86_64's KUnit kernel (FUZZ_TREE=, FUZZ_ARCH=); no kernel report allowed
+## test-debug: the KUnit suites and end-to-end runs on a debug kernel (gate config + debug/kunitconfig: KASAN, UBSAN, lockdep, DEBUG_LIST; panic_on_warn=1), any kernel report a failure; DEBUG_CELLS= (default 6.1/x86_64), DEBUG_E2E=0 for KUnit only
+test-debug: deps
+	@$(MAKE) --no-print-directory tree TREES="$(sort $(foreach c,$(or $(DEBUG_CELLS),6.1/x86_64),$(firstword $(subst /, ,$(c)))))"
+	@DEBUG_CELLS="$(or $(DEBUG_CELLS),6.1/x86_64)" scripts/test-debug.sh
+
+## fuzz: the property suites (*_prop in kunit/SUITES) with FUZZ_ITERS cases each (default 100000) from FUZZ_SEED (default 1), on 6.1/x86_64's debug kernel (that of make test-debug; FUZZ_DEBUG=0: the gate's; FUZZ_TREE=, FUZZ_ARCH=); no kernel report allowed
 fuzz: deps
 	@$(MAKE) --no-print-directory tree TREES=$(or $(FUZZ_TREE),6.1)
-	@BUILD=$(BUILD)/$(or $(FUZZ_TREE),6.1) KGATE_TREE=$(or $(FUZZ_TREE),6.1) scripts/fuzz.sh
+	@t=$(or $(FUZZ_TREE),6.1); \
+	 if [ "$(FUZZ_DEBUG)" = 0 ]; then export BUILD=$(BUILD)/$$t; \
+	 else export BUILD=$(BUILD)/debug/$$t KTREE=$(BUILD)/$$t/linux \
+		KGATE_KUNITCONFIG_EXTRA=$(CURDIR)/debug/kunitconfig; fi; \
+	 KGATE_TREE=$$t scripts/fuzz.sh
 
 ## bench: measure cold / no-change / one-file-change gate times
 bench: deps

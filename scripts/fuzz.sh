@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make fuzz: the property suites (kunit/SUITES, names ending in _prop) with
-# many cases each, on one cell's KUnit kernel (the gate's; built or reused
+# many cases each, on one cell's KUnit kernel (make fuzz: the debug kernel of
+# make test-debug, FUZZ_DEBUG=0 the gate's; built or reused
 # by scripts/kunit.sh, which also runs the gate's own KUnit pass first).
 #
 #   [KGATE_TREE=6.1] [FUZZ_ARCH=x86_64] [FUZZ_ITERS=100000] [FUZZ_SEED=1]

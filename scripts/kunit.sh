@@ -38,10 +38,18 @@ command -v "$cc" >/dev/null || {
 }
 kgate_build_env
 
+# KGATE_KUNITCONFIG_EXTRA: more kunitconfig fragments merged over the
+# gate's (make test-debug: debug/kunitconfig), in a build dir of their own.
+extra=()
+for f in ${KGATE_KUNITCONFIG_EXTRA:-}; do
+	[ -f "$f" ] || { echo "kunit: no kunitconfig fragment $f" >&2; exit 2; }
+	extra+=(--kunitconfig="$f")
+done
 common=(
 	--arch="$arch"
 	--build_dir="$bdir"
 	--kunitconfig="$REPO/kunitconfig"
+	"${extra[@]}"
 	--qemu_config="$REPO/qemu_configs/$arch.py"
 	--make_options="CC=ccache $cc"
 )
@@ -84,6 +92,7 @@ kernel_key() {
 		git -C "$KTREE" status --porcelain=v1 --untracked-files=no -- . "${ex[@]}"
 		git -C "$KTREE" diff HEAD -- . "${ex[@]}"
 		cat "$REPO/kunitconfig" "$REPO/qemu_configs/$arch.py" "$SELF" "$REPO/scripts/lib.sh"
+		for f in ${KGATE_KUNITCONFIG_EXTRA:-}; do cat "$f"; done
 		printf '%s\n' "${build_args[@]}"
 		"$cc" --version | head -n 1
 	} 2>/dev/null | sha1sum | cut -d' ' -f1
@@ -102,6 +111,7 @@ cd "$KTREE"
 config_key() {
 	{
 		cat "$REPO/kunitconfig" "$REPO/qemu_configs/$arch.py" "$SELF"
+		for f in ${KGATE_KUNITCONFIG_EXTRA:-}; do cat "$f"; done
 		printf '%s\n' "${build_args[@]}"
 		git -C "$KTREE" ls-files -s -- '*Kconfig*'
 		git -C "$KTREE" diff HEAD -- '*Kconfig*'

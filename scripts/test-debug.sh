@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# make test-debug: the gate's KUnit suites (property suites included) and
+# end-to-end runs on a debug kernel: the gate's kunitconfig plus
+# debug/kunitconfig (KASAN, UBSAN, lockdep, DEBUG_LIST), booted with
+# panic_on_warn=1 like every gate boot.
+#
+#   [DEBUG_CELLS="6.1/x86_64"] [DEBUG_E2E=1] scripts/test-debug.sh
+#
+# Each cell's debug kernel is built from the gate's tree (build/<tree>/linux,
+# which make tree prepared) in build/debug/<tree>/<arch>; results in
+# build/debug/<tree>/results.  Judged by scripts/gate.py against
+# kunit/SUITES (kinds kunit and e2e) plus one more suite,
+# debug_kernel_log: no KASAN, UBSAN, lockdep, list-corruption, BUG or
+# WARNING report in any console of the run (a report that panics the
+# boot already fails its suite; lockdep's do not panic).  Ends with
+# "N passed, N failed".
+set -uo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$REPO/scripts/lib.sh"
+root=${DEBUG_BUILD:-$REPO/build/debug}
+cells=${DEBUG_CELLS:-6.1/x86_64}
+frag=$REPO/debug/kunitconfig
+mkdir -p "$root/results"
+
+rc=0
+for cell in $cells; do
+	tree=${cell%/*} arch=${cell#*/}
+	if ! tree_known "$tree" || ! arch_known "$arch" || [ "$tree" = "$cell" ]; then
+		echo "test-debug: unknown cell '$cell' (trees: $KGATE_TREES; arches: $KGATE_ARCHES)" >&2
+		exit 2
+	fi
+	if [ ! -d "$REPO/build/$tree/linux/.git" ]; then
+		echo "test-debug: no tree build/$tree/linux; run: make tree TREES=$tree" >&2
+		exit 2
+	fi
+	export KGATE_TREE=$tree KTREE=$REPO/build/$tree/linux BUILD=$root/$tree
+	export KGATE_KUNITCONFIG_EXTRA=$frag
+	results=$BUILD/results
+	mkdir -p "$results"
+	echo "== $cell (debug kernel: $BUILD/$arch)"
+	t0=$(date +%s)
+	KUNIT_TIMEOUT=${KUNIT_TIMEOUT:-1800} "$REPO/scripts/kunit.sh" "$arch" || rc=1
+	echo "test-debug: $cell KUnit: $(( $(date +%s) - t0 )) s"
+	logs=("$BUILD/$arch/test.log")
+	if [ "${DEBUG_E2E:-1}" = 1 ] && [ -f "$BUILD/$arch/.kgate-built" ]; then
+		t0=$(date +%s)
+		# KASAN and lockdep slow every boot down under TCG
+		E2E_TIMEOUT=${E2E_TIMEOUT:-2400} "$REPO/scripts/e2e.sh" "$arch" || rc=1
+		echo "test-debug: $cell end-to-end: $(( $(date +%s) - t0 )) s"
+		for f in "$results"/e2e-*-"$arch".log; do
+			[ -f "$f" ] && logs+=("$f")
+		done
+	fi
+	python3 - "$results/e2e-debug_kernel_log-$arch.json" "$arch" "${logs[@]}" <<'EOF'
+import json, re, sys
+out, arch, logs = sys.argv[1], sys.argv[2], sys.argv[3:]
+pat = re.compile(r'BUG: KASAN|KASAN:|UBSAN:|WARNING:|BUG:|Oops|list_(add|del) corruption|'
+                 r'possible circular locking|possible recursive locking|'
+                 r'inconsistent lock state|suspicious RCU usage|lockdep|sleeping function called')
+cases = []
+for path in logs:
+    try:
+        text = open(path, errors='replace').read()
+    except OSError:
+        cases.append({'name': path.rsplit('/', 1)[-1], 'status': 'FAIL', 'log': 'missing'})
+        continue
+    hits = [l.strip() for l in text.splitlines() if pat.search(l)]
+    # lockdep's own banner at boot is not a report
+    hits = [h for h in hits if 'Lock dependency validator' not in h]
+    c = {'name': re.sub(r'\W', '_', path.rsplit('/', 1)[-1]), 'status': 'FAIL' if hits else 'PASS'}
+    if hits:
+        c['log'] = hits[0]
+        print(f'test-debug: report in {path}: {hits[0]}')
+    cases.append(c)
+json.dump({'name': 'debug_kernel_log', 'arch': arch, 'sub_groups': [], 'test_cases': cases},
+          open(out, 'w'))
+EOF
+done
+
+suites=$(mktemp)
+trap 'rm -f "$suites"' EXIT
+# DEBUG_E2E=0: KUnit only, the end-to-end suites not expected
+{
+	if [ "${DEBUG_E2E:-1}" = 1 ]; then cat "$REPO/kunit/SUITES"
+	else awk '$2 != "e2e"' "$REPO/kunit/SUITES"; fi
+	echo "debug_kernel_log e2e"
+} >"$suites"
+RESULTS=$root/results SUITES=$suites KINDS="kunit e2e" python3 "$REPO/scripts/gate.py" $cells || rc=1
+exit $rc
