@@ -62,50 +62,5 @@ t0=$(date +%s)
 	"${args[@]}") >"$results/fuzz-$arch.log" 2>&1
 echo "fuzz: kunit.py exit $?, $(( $(date +%s) - t0 )) s"
 
-python3 - "$results/fuzz-$arch.json" "$BUILD/$arch/test.log" "$iters" "$seed" $suites <<'EOF'
-import json, re, sys
-
-jpath, log, iters, seed, suites = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5:]
-passed = failed = 0
-def verdict(ok, what):
-    global passed, failed
-    print(('ok    ' if ok else 'FAIL  ') + what)
-    if ok: passed += 1
-    else: failed += 1
-try:
-    tree = json.load(open(jpath))
-except (OSError, ValueError) as e:
-    tree = {'sub_groups': []}
-    verdict(False, f'kunit.py left no JSON results ({e})')
-try:
-    text = open(log, errors='replace').read()
-except OSError:
-    text = ''
-groups = {g['name']: g for g in tree.get('sub_groups', [])}
-def cases(g):
-    for c in g.get('test_cases', []):
-        yield c
-    for s in g.get('sub_groups', []):
-        yield from cases(s)
-for name in suites:
-    g = groups.get(name)
-    if g is None:
-        verdict(False, f'{name}: did not run')
-        continue
-    bad = [c['name'] for c in cases(g) if c['status'] != 'PASS']
-    verdict(not bad, f'{name}: ' + ('every case passed' if not bad else 'failed: ' + ', '.join(bad)))
-runs = re.findall(r'# (\w+): seed (\d+), (\d+) cases', text)
-figs = re.findall(r'# (\w+): (\d+) cases \((.*?)\) in (\d+) ms: (\d+)/s', text)
-verdict(len(runs) >= len(suites) and all(int(s) == seed and int(n) == iters for _, s, n in runs),
-        f'every property case ran {iters} cases from seed {seed}: '
-        + ', '.join(f'{c} {n} from {s}' for c, s, n in runs))
-for c, n, what, ms, rate in figs:
-    print(f'      {c}: {n} inputs ({what}) in {int(ms) / 1000:.1f} s, {rate}/s')
-reports = re.findall(r'^.*(?:BUG:|WARNING:|KASAN|UBSAN|Oops|possible circular locking|INFO: task .* blocked).*$', text, re.M)
-verdict(not reports, 'no kernel report in the log' + ('' if not reports else ': ' + reports[0].strip()))
-other = [g['name'] for g in tree.get('sub_groups', []) if g['name'] not in suites
-         and any(c['status'] != 'PASS' for c in cases(g))]
-verdict(not other, 'the other suites passed with these parameters' + ('' if not other else ': ' + ', '.join(other)))
-print(f'{passed} passed, {failed} failed')
-sys.exit(1 if failed else 0)
-EOF
+python3 "$REPO/scripts/fuzz_verdict.py" "$results/fuzz-$arch.json" "$BUILD/$arch/test.log" \
+	"$iters" "$seed" $suites

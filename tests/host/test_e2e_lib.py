@@ -221,7 +221,8 @@ class Arches(TempDirTest):
     def test_x86_64(self) -> None:
         a = arches.get('x86_64')
         self.assertEqual((a.qemu, a.machine_args, a.console_args, a.kernel_rel), (
-            'qemu-system-x86_64', ['-bios', 'qboot.rom', '-smp', '2'], 'console=ttyS0 panic_on_warn=1 panic=-1',
+            'qemu-system-x86_64', ['-bios', 'qboot.rom', '-smp', '2'],
+            'console=ttyS0 panic_on_warn=1 panic=-1 i8042.nokbd',
             'x86_64/arch/x86/boot/bzImage'))
 
     def test_arm64(self) -> None:
