@@ -1237,6 +1237,193 @@ static void t_race_dir_userns(void)
 	race_dir(1);
 }
 
+/* ==== 9. escalation probes ================================================= */
+/*
+ * USER, root of a user + mount namespace, mounts a userxattr overlay over
+ * layers that hold root's files next to its own, and tries to get from
+ * the overlay what the initial namespace does not give it.  Each probe
+ * expects an exact errno; afterwards root checks from the initial
+ * namespace that the layers did not change (root's files as they were,
+ * none of them copied up).  A probe that succeeds is a finding.
+ */
+
+static struct ovl s9;
+
+struct s9_probe {
+	void (*fn)(void);
+	int mount;		/* mount the overlay before fn, umount after */
+};
+
+/* lower: own (USER's), rootfile (root, 0644), secret (root, 0600),
+ * rootdir/ (root, 0755) with f, secretdir/ (root, 0700) with f */
+static void s9_layers(const char *name)
+{
+	layers(&s9, P(DISK "/s9-%s", name), 0);
+	put(P("%s/own", s9.lower), "own", 0);
+	e2e_put_file(P("%s/rootfile", s9.lower), "ROOT", 0644);
+	e2e_put_file(P("%s/secret", s9.lower), "SECRET", 0600);
+	E2E_OK(mkdir(P("%s/rootdir", s9.lower), 0755));
+	e2e_put_file(P("%s/rootdir/f", s9.lower), "f", 0644);
+	E2E_OK(mkdir(P("%s/secretdir", s9.lower), 0700));
+	e2e_put_file(P("%s/secretdir/f", s9.lower), "f", 0644);
+}
+
+static void s9_user(void *arg)
+{
+	const struct s9_probe *pr = arg;
+
+	if (pr->mount)
+		MOUNT_OK(&s9, "userxattr");
+	pr->fn();
+	if (pr->mount)
+		E2E_OK(umount(s9.merged));
+}
+
+static void s9_root_owned(const char *rel, mode_t mode, const char *content)
+{
+	struct stat st;
+
+	E2E_OK(lstat(P("%s/%s", s9.lower, rel), &st));
+	E2E_ASSERT(st.st_uid == 0 && st.st_gid == 0 && (st.st_mode & 07777) == mode,
+		   "lower %s: uid %u gid %u mode %o", rel, st.st_uid, st.st_gid,
+		   st.st_mode & 07777);
+	if (content)
+		EXPECT_CONTENT(P("%s/%s", s9.lower, rel), content);
+	errno = 0;
+	E2E_ASSERT(lstat(P("%s/%s", s9.upper, rel), &st) == -1 && errno == ENOENT,
+		   "%s is in the upper layer", rel);
+}
+
+/* Seen from the initial namespace: root's files as they were */
+static void s9_unchanged(void)
+{
+	s9_root_owned("rootfile", 0644, "ROOT");
+	s9_root_owned("secret", 0600, "SECRET");
+	s9_root_owned("rootdir", 0755, NULL);
+	s9_root_owned("rootdir/f", 0644, "f");
+	s9_root_owned("secretdir", 0700, NULL);
+}
+
+static void s9_run(const char *name, void (*fn)(void), int mount)
+{
+	struct s9_probe pr = { fn, mount };
+
+	s9_layers(name);
+	e2e_as_user(USER, USER, E2E_USERNS, s9_user, &pr);
+	s9_unchanged();
+}
+
+#define S9_PROBE(name, ...)						\
+static void s9_##name(void) __VA_ARGS__					\
+static void t_probe_##name(void)					\
+{									\
+	s9_run(#name, s9_##name, 1);					\
+}
+
+/* root's files: no write, truncate, mode, owner or time change */
+S9_PROBE(write_root_file, {
+	E2E_ERRNO(open(P("%s/rootfile", s9.merged), O_WRONLY), EACCES);
+	E2E_ERRNO(open(P("%s/rootfile", s9.merged), O_RDWR | O_APPEND), EACCES);
+})
+S9_PROBE(truncate_root_file, {
+	E2E_ERRNO(truncate(P("%s/rootfile", s9.merged), 0), EACCES);
+})
+S9_PROBE(setuid_root_file, {
+	E2E_ERRNO(chmod(P("%s/rootfile", s9.merged), 04755), EPERM);
+	E2E_ERRNO(chmod(P("%s/rootfile", s9.merged), 02755), EPERM);
+})
+S9_PROBE(chown_root_file, {
+	E2E_ERRNO(chown(P("%s/rootfile", s9.merged), 0, 0), EPERM);
+	E2E_ERRNO(lchown(P("%s/rootfile", s9.merged), 0, -1), EPERM);
+})
+S9_PROBE(utimes_root_file, {
+	struct timespec ts[2] = { { 1, 0 }, { 1, 0 } };
+
+	E2E_ERRNO(utimensat(AT_FDCWD, P("%s/rootfile", s9.merged), ts, 0), EPERM);
+})
+/* nothing read or listed that root keeps to itself */
+S9_PROBE(read_secret_file, {
+	E2E_ERRNO(open(P("%s/secret", s9.merged), O_RDONLY), EACCES);
+})
+S9_PROBE(list_secret_dir, {
+	E2E_ERRNO(open(P("%s/secretdir", s9.merged), O_RDONLY | O_DIRECTORY), EACCES);
+	E2E_ERRNO(open(P("%s/secretdir/f", s9.merged), O_RDONLY), EACCES);
+})
+/* no entry made or removed in root's directory */
+S9_PROBE(create_in_root_dir, {
+	E2E_ERRNO(open(P("%s/rootdir/new", s9.merged), O_WRONLY | O_CREAT, 0644), EACCES);
+	E2E_ERRNO(mkdir(P("%s/rootdir/newdir", s9.merged), 0755), EACCES);
+})
+S9_PROBE(unlink_in_root_dir, {
+	E2E_ERRNO(unlink(P("%s/rootdir/f", s9.merged)), EACCES);
+	E2E_ERRNO(rename(P("%s/rootdir/f", s9.merged), P("%s/stolen", s9.merged)), EACCES);
+})
+/* trusted.* needs CAP_SYS_ADMIN in the initial namespace, even on the
+ * user's own file; the overlay's own user.overlay.* are not settable
+ * through it; a device node needs CAP_MKNOD there */
+S9_PROBE(trusted_xattr, {
+	E2E_ERRNO(setxattr(P("%s/own", s9.merged), "trusted.overlay.opaque", "y", 1, 0),
+		  EPERM);
+	E2E_ERRNO(setxattr(P("%s/own", s9.merged), "trusted.x", "y", 1, 0), EPERM);
+})
+S9_PROBE(overlay_xattr_through_overlay, {
+	E2E_ERRNO(setxattr(P("%s/own", s9.merged), "user.overlay.redirect", "/secret", 7, 0),
+		  EOPNOTSUPP);
+	E2E_ERRNO(setxattr(P("%s/own", s9.merged), "user.overlay.metacopy", "", 0, 0),
+		  EOPNOTSUPP);
+})
+S9_PROBE(mknod_device, {
+	E2E_ERRNO(mknod(P("%s/null", s9.merged), S_IFCHR | 0666, makedev(1, 3)), EPERM);
+	E2E_ERRNO(mknod(P("%s/vda", s9.merged), S_IFBLK | 0666, makedev(254, 0)), EPERM);
+})
+/* an overlay is no upper layer of another (it has DCACHE_OP_REAL) */
+S9_PROBE(overlay_as_upper, {
+	E2E_OK(mkdir(P("%s/u2", s9.merged), 0755));
+	E2E_OK(mkdir(P("%s/w2", s9.merged), 0755));
+	E2E_OK(mkdir(P("%s/m2", s9.merged), 0755));
+	E2E_ERRNO(mount("overlay", P("%s/m2", s9.merged), "overlay", 0,
+			P("lowerdir=%s,upperdir=%s/u2,workdir=%s/w2,userxattr",
+			  s9.lower, s9.merged, s9.merged)), EINVAL);
+})
+
+/* setuid/setgid on the user's own file: it stays the user's, seen from
+ * the initial namespace (no root-owned setuid file appears) */
+static void s9_setuid_own(void)
+{
+	E2E_OK(chown(P("%s/own", s9.merged), 0, 0));
+	E2E_OK(chmod(P("%s/own", s9.merged), 06755));
+}
+
+static void t_probe_setuid_own_file(void)
+{
+	struct stat st;
+
+	s9_run("setuid_own_file", s9_setuid_own, 1);
+	E2E_OK(lstat(P("%s/own", s9.upper), &st));
+	E2E_ASSERT(st.st_uid == USER && st.st_gid == USER && (st.st_mode & 07777) == 06755,
+		   "upper own: uid %u gid %u mode %o", st.st_uid, st.st_gid,
+		   st.st_mode & 07777);
+}
+
+/* a lower layer the user cannot reach: the mount itself is refused */
+static void s9_locked_lower(void)
+{
+	E2E_ERRNO(mount("overlay", s9.merged, "overlay", 0,
+			P("lowerdir=%s/locked/lower,upperdir=%s,workdir=%s,userxattr",
+			  s9.base, s9.upper, s9.work)), EACCES);
+}
+
+static void t_probe_lower_not_searchable(void)
+{
+	struct s9_probe pr = { s9_locked_lower, 0 };
+
+	s9_layers("lower_not_searchable");
+	E2E_OK(mkdir(P("%s/locked", s9.base), 0700));
+	E2E_OK(mkdir(P("%s/locked/lower", s9.base), 0755));
+	e2e_as_user(USER, USER, E2E_USERNS, s9_user, &pr);
+	s9_unchanged();
+}
+
 /* ========================================================================= */
 
 static const struct e2e_test tests[] = {
@@ -1257,6 +1444,21 @@ static const struct e2e_test tests[] = {
 	{ "race_copy_up_userns", t_race_copy_up_userns },
 	{ "race_dir", t_race_dir },
 	{ "race_dir_userns", t_race_dir_userns },
+	{ "probe_write_root_file", t_probe_write_root_file },
+	{ "probe_truncate_root_file", t_probe_truncate_root_file },
+	{ "probe_setuid_root_file", t_probe_setuid_root_file },
+	{ "probe_chown_root_file", t_probe_chown_root_file },
+	{ "probe_utimes_root_file", t_probe_utimes_root_file },
+	{ "probe_read_secret_file", t_probe_read_secret_file },
+	{ "probe_list_secret_dir", t_probe_list_secret_dir },
+	{ "probe_create_in_root_dir", t_probe_create_in_root_dir },
+	{ "probe_unlink_in_root_dir", t_probe_unlink_in_root_dir },
+	{ "probe_trusted_xattr", t_probe_trusted_xattr },
+	{ "probe_overlay_xattr_through_overlay", t_probe_overlay_xattr_through_overlay },
+	{ "probe_mknod_device", t_probe_mknod_device },
+	{ "probe_overlay_as_upper", t_probe_overlay_as_upper },
+	{ "probe_setuid_own_file", t_probe_setuid_own_file },
+	{ "probe_lower_not_searchable", t_probe_lower_not_searchable },
 };
 
 int main(int argc, char **argv)
