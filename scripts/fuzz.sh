@@ -50,7 +50,7 @@ fi
 }
 
 args=()
-for m in overlay.params_prop overlay.fh_prop; do
+for m in overlay.params_prop overlay.fh_prop virtio_mem.prop; do
 	args+=(--kernel_args="${m}_iters=$iters" --kernel_args="${m}_seed=$seed")
 done
 echo "fuzz: $KGATE_TREE/$arch, suites: $(echo $suites), $iters cases each from seed $seed"
