@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# make soak: the virtio-mem soak (e2e/virtio_mem/soak) on one cell's kernel
+# (make soak: the debug kernel of make test-debug, SOAK_DEBUG=0 the gate's;
+# built or reused by scripts/kunit.sh, which also runs the cell's KUnit
+# pass first).
+#
+#   [KGATE_TREE=6.1] [SOAK_ARCH=x86_64] [SOAK_CYCLES=100] [SOAK_SEED=1]
+#   scripts/soak.sh
+#
+# Red if a step failed (a size not reached, MemTotal off, a block not
+# online and movable, a virtio_mem warning), the load's data changed, the
+# boot did not end cleanly or its console has a kernel report (BUG,
+# WARNING, KASAN, UBSAN, lockdep, Oops).  Prints cycles per minute, then
+# "N passed, N failed".  Results in
+# $BUILD/results/e2e-virtio_mem_soak-<arch>.{json,log}.
+set -uo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$REPO/scripts/lib.sh"
+kgate_tree_env
+arch=${SOAK_ARCH:-x86_64}
+arch_known "$arch" || { echo "soak: unknown arch '$arch' ($KGATE_ARCHES)" >&2; exit 2; }
+for v in "${SOAK_CYCLES:-100}" "${SOAK_SEED:-1}"; do
+	case $v in *[!0-9]*|''|0) echo "soak: SOAK_CYCLES and SOAK_SEED are positive numbers" >&2; exit 2 ;; esac
+done
+export SOAK_CYCLES=${SOAK_CYCLES:-100} SOAK_SEED=${SOAK_SEED:-1}
+results=$BUILD/results
+mkdir -p "$results"
+
+"$REPO/scripts/kunit.sh" "$arch" >/dev/null 2>&1 ||
+	echo "soak: note: the KUnit pass on $KGATE_TREE/$arch was not green ($results/$arch.log)"
+[ -f "$BUILD/$arch/.kgate-built" ] || {
+	echo "soak: no kernel for $KGATE_TREE/$arch; see $results/$arch.log" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
+t0=$(date +%s)
+E2E_TIMEOUT=${E2E_TIMEOUT:-7200} python3 "$REPO/e2e/virtio_mem/soak" "$arch"
+echo "soak: $(( $(date +%s) - t0 )) s"
+python3 - "$results/e2e-virtio_mem_soak-$arch.json" "$results/e2e-virtio_mem_soak-$arch.log" <<'PY'
+import json, re, sys
+doc = json.load(open(sys.argv[1]))
+cases = doc['test_cases']
+# the debug kernel's reports that do not panic (lockdep) count too
+text = open(sys.argv[2], errors='replace').read()
+hits = [l.strip() for l in text.splitlines()
+        if re.search(r'KASAN:|UBSAN:|WARNING:|BUG:|Oops|list_(add|del) corruption|'
+                     r'possible (circular|recursive) locking|inconsistent lock state|'
+                     r'suspicious RCU usage|sleeping function called', l)]
+cases.append({'name': 'debug_reports', 'status': 'FAIL' if hits else 'PASS'})
+if hits:
+    print(f'soak: kernel report: {hits[0]}')
+failed = sum(c['status'] not in ('PASS', 'SKIP') for c in cases)
+print(f'{len(cases) - failed} passed, {failed} failed')
+sys.exit(1 if failed else 0)
+PY
