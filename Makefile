@@ -53,7 +53,7 @@ EACH_TREE_END = || rc=1; done; exit $$rc
 
 .PHONY: all help deps tree test gate selftest install-hook uninstall-hook \
 	series checkpatch buildcheck amcheck mutants bench clean-results distclean \
-	conformance conformance-baseline fuzz test-debug
+	conformance conformance-baseline fuzz test-debug soak
 
 ## all: patched trees, then KUnit on every cell (kunit.py run) with a summary
 # (scripts/kunit.sh leaves its exit code in $(BUILD)/<tree>/results/<arch>.rc,
@@ -159,6 +159,14 @@ fuzz: deps
 	 else export BUILD=$(BUILD)/debug/$$t KTREE=$(BUILD)/$$t/linux \
 		KGATE_KUNITCONFIG_EXTRA=$(CURDIR)/debug/kunitconfig; fi; \
 	 KGATE_TREE=$$t scripts/fuzz.sh
+
+## soak: virtio-mem soak, SOAK_CYCLES (default 100) cycles of random sizes on both devices (SBM, BBM) from SOAK_SEED (default 1), under memory load with pinned pages, on 6.1's debug kernel (that of make test-debug; SOAK_DEBUG=0: the gate's; SOAK_ARCH=)
+soak: deps
+	@$(MAKE) --no-print-directory tree TREES=6.1
+	@if [ "$(SOAK_DEBUG)" = 0 ]; then export BUILD=$(BUILD)/6.1; \
+	 else export BUILD=$(BUILD)/debug/6.1 KTREE=$(BUILD)/6.1/linux \
+		KGATE_KUNITCONFIG_EXTRA=$(CURDIR)/debug/kunitconfig; fi; \
+	 KGATE_TREE=6.1 scripts/soak.sh
 
 ## bench: measure cold / no-change / one-file-change gate times
 bench: deps

@@ -356,13 +356,15 @@ COMMANDS: dict[str, Command] = {
 
 
 def boot(arch: str, plan: Sequence[Sequence[str]], log: str,
-         timeout: float) -> tuple[Qemu, Host]:
-    """One QEMU boot running plan; returns (finished Qemu, Host)."""
+         timeout: float, cmdline: str = '') -> tuple[Qemu, Host]:
+    """One QEMU boot running plan, cmdline added to CMDLINE; returns
+    (finished Qemu, Host)."""
     initrd = build(arch)
     qmp_path = os.path.join(paths.work_dir(NAME, arch), 'qmp.sock')
     if os.path.exists(qmp_path):
         os.unlink(qmp_path)
-    vm = Qemu(arch, initrd, log, append_log=True, mem=MEM, cmdline=CMDLINE,
+    vm = Qemu(arch, initrd, log, append_log=True, mem=MEM,
+              cmdline=f'{CMDLINE} {cmdline}'.strip(),
               init_args=['/tests/vmem_test'], qemu_args=qemu_args(qmp_path))
     with vm, Qmp(qmp_path) as qmp:
         host = Host(vm, qmp, plan)

@@ -1454,6 +1454,136 @@ static void t_bench(void)
 	}
 }
 
+/*
+ * soak (e2e/virtio_mem/soak, make soak; not in the gate's runs): cycles of
+ * random sizes on both devices, "vmem.soak=<cycles>,<seed>" on the kernel
+ * command line.  Each cycle gives vm0 (SBM) a random size in 2 MiB steps up
+ * to 2 GiB and vm1 (BBM) one of 0, 1, 2 GiB, in turn, while
+ *   - a child process keeps 64 MiB of anonymous memory under load
+ *     (allocate, fill, verify, free, again), which lands in the devices'
+ *     ZONE_MOVABLE memory and must be migrated away on unplug, and
+ *   - 16 pages of boot memory stay pinned (vmsplice), the whole time.
+ * After every step (resize()): the device reached its new size, MemTotal
+ * moved by exactly the size change, the device's memory blocks are online
+ * in ZONE_MOVABLE, the kernel log has no virtio_mem warning or error.  At
+ * the end both devices at 0, MemTotal at the baseline, the load found its
+ * data intact every round.
+ */
+static uint64_t soak_state;
+
+static uint64_t soak_next(void)
+{
+	/* xorshift64* */
+	soak_state ^= soak_state >> 12;
+	soak_state ^= soak_state << 25;
+	soak_state ^= soak_state >> 27;
+	return soak_state * 2685821657736338717ULL;
+}
+
+static void soak_args(unsigned long *cycles, unsigned long long *seed)
+{
+	char cmdline[4096], *p;
+
+	*cycles = 100;
+	*seed = 1;
+	if (e2e_get_file("/proc/cmdline", cmdline, sizeof(cmdline)) < 0)
+		E2E_FAIL("read /proc/cmdline: %s", strerrorname_np(errno));
+	p = strstr(cmdline, "vmem.soak=");
+	if (p && sscanf(p + 10, "%lu,%llu", cycles, seed) != 2)
+		E2E_FAIL("vmem.soak=: expected <cycles>,<seed>");
+	E2E_ASSERT(*cycles > 0 && *seed > 0, "vmem.soak=%lu,%llu", *cycles, *seed);
+}
+
+/* The load: until killed, 64 MiB filled with a round's pattern and read
+ * back; exit status 3 on the first word that changed. */
+static void soak_load(void)
+{
+	const size_t words = 64 * MiB / 8;
+
+	for (uint64_t round = 1;; round++) {
+		uint64_t *p = mmap(NULL, words * 8, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			_exit(4);
+		for (size_t i = 0; i < words; i++)
+			p[i] = (round << 40) ^ i;
+		for (size_t i = 0; i < words; i++) {
+			if (p[i] != ((round << 40) ^ i)) {
+				fprintf(stderr, "soak load: round %" PRIu64 " word %zu: %#" PRIx64 "\n",
+					round, i, p[i]);
+				_exit(3);
+			}
+		}
+		munmap(p, words * 8);
+	}
+}
+
+static void t_soak(void)
+{
+	int kfd = e2e_kmsg_open(), pin[2], status = 0;
+	unsigned long cycles;
+	unsigned long long seed;
+	struct iovec iov[16];
+	double t0;
+	char *pinned;
+	pid_t load;
+
+	soak_args(&cycles, &seed);
+	soak_state = seed;
+	e2e_diag("soak: %lu cycles from seed %llu", cycles, seed);
+	expect_idle("start");
+
+	/* 16 pages of boot memory (nothing is plugged yet), pinned */
+	pinned = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	E2E_ASSERT(pinned != MAP_FAILED, "mmap: %s", strerrorname_np(errno));
+	for (int i = 0; i < 16; i++) {
+		memset(pinned + i * 4096, 'a' + i, 4096);
+		iov[i].iov_base = pinned + i * 4096;
+		iov[i].iov_len = 4096;
+	}
+	E2E_OK(pipe2(pin, O_CLOEXEC));
+	E2E_OK(fcntl(pin[1], F_SETPIPE_SZ, 16 * 4096));
+	E2E_ASSERT(vmsplice(pin[1], iov, 16, 0) == 16 * 4096, "vmsplice: %s",
+		   strerrorname_np(errno));
+
+	load = fork();
+	E2E_ASSERT(load >= 0, "fork: %s", strerrorname_np(errno));
+	if (!load)
+		soak_load();
+
+	t0 = now_ms();
+	for (unsigned long c = 0; c < cycles; c++) {
+		uint64_t s0 = (soak_next() % 1025) * 2 * MiB;
+		uint64_t s1 = (soak_next() % 3) * GiB;
+
+		e2e_diag("soak: cycle %lu of %lu: vm0 %" PRIu64 " MiB, vm1 %" PRIu64 " GiB",
+			 c + 1, cycles, s0 / MiB, s1 / GiB);
+		resize(SBM, s0, 300, 0, 1, kfd);
+		resize(BBM, s1, 300, 0, 1, kfd);
+		E2E_ASSERT(waitpid(load, &status, WNOHANG) == 0,
+			   "cycle %lu: the load process ended (status %#x)", c + 1, status);
+	}
+	resize(SBM, 0, 300, 0, 1, kfd);
+	resize(BBM, 0, 300, 0, 1, kfd);
+	e2e_line("# soak: %lu cycles in %.0f s", cycles, (now_ms() - t0) / 1e3);
+
+	kill(load, SIGKILL);
+	E2E_ASSERT(waitpid(load, &status, 0) == load, "waitpid: %s",
+		   strerrorname_np(errno));
+	E2E_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+		   "the load process failed: status %#x (3: data changed)", status);
+	close(pin[1]);
+	close(pin[0]);
+	for (int i = 0; i < 16; i++)
+		E2E_ASSERT(pinned[i * 4096] == 'a' + i && pinned[i * 4096 + 4095] == 'a' + i,
+			   "pinned page %d changed", i);
+	munmap(pinned, 16 * 4096);
+	expect_idle("after the soak");
+	kmsg_scan(kfd, "soak");
+}
+
 static const struct e2e_test tests[] = {
 	{ "sbm_grow_shrink", t_sbm_grow_shrink, 300 },
 	{ "bbm_grow_shrink", t_bbm_grow_shrink, 300 },
@@ -1469,6 +1599,7 @@ static const struct e2e_test tests[] = {
 	{ "reboot_prepare", t_reboot_prepare, 200 },
 	{ "reboot_replug", t_reboot_replug, 300 },
 	{ "bench", t_bench, 3600 },
+	{ "soak", t_soak, 7200 },
 };
 
 /* ---- main: ask the host what to run -------------------------------------- */
