@@ -36,6 +36,9 @@ mkdir -p "$results"
 	exit 1
 }
 
+# a debug (KASAN) kernel takes the shadow of hot-added memory from boot
+# memory: give it more (see e2e/virtio_mem/vmem.py)
+[ -n "${KGATE_KUNITCONFIG_EXTRA:-}" ] && export VMEM_BOOT_MEM=${VMEM_BOOT_MEM:-2048}
 t0=$(date +%s)
 E2E_TIMEOUT=${E2E_TIMEOUT:-7200} python3 "$REPO/e2e/virtio_mem/soak" "$arch"
 echo "soak: $(( $(date +%s) - t0 )) s"

@@ -1236,6 +1236,7 @@ static void virtio_mem_config_test_block_size(struct kunit *test)
 	struct virtio_mem *vm = test->priv;
 	int i;
 
+	vm->addr = SZ_4G;
 	for (i = 0; i < ARRAY_SIZE(good); i++) {
 		vm->device_block_size = good[i];
 		KUNIT_EXPECT_EQ_MSG(test, virtio_mem_check_config(vm), 0,
@@ -1479,6 +1480,67 @@ static void virtio_mem_config_test_not_pluggable(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, vm->sbm.mb_states);
 }
 
+/* A device region at physical address 0 is refused; anywhere else is not. */
+static void virtio_mem_config_test_addr_zero(struct kunit *test)
+{
+	struct virtio_mem *vm = test->priv;
+
+	vm->device_block_size = SZ_2M;
+	vm->addr = 0;
+	KUNIT_EXPECT_EQ(test, virtio_mem_check_config(vm), -EINVAL);
+	vm->addr = SZ_2M;
+	KUNIT_EXPECT_EQ(test, virtio_mem_check_config(vm), 0);
+	vm->addr = -SZ_2M;
+	KUNIT_EXPECT_EQ(test, virtio_mem_check_config(vm), 0);
+}
+
+/*
+ * A device in the last 64 MiB below 2^64, far beyond the pluggable range
+ * [0, 64 TiB): rounding its start up to a memory block must not wrap
+ * around to block 0.  The first block is the one at the end of the
+ * pluggable range, 64 TiB / 128 MiB = 524288, and nothing is usable.
+ */
+static void virtio_mem_config_test_top_of_space(struct kunit *test)
+{
+	struct virtio_mem *vm = test->priv;
+	unsigned long id;
+
+	virtio_mem_kunit_need_sizes(test);
+	virtio_mem_kunit_reset_layout(test);
+	vm->addr = -SZ_64M;
+	vm->region_size = SZ_32M;
+	vm->device_block_size = SZ_2M;
+	KUNIT_ASSERT_EQ(test, virtio_mem_check_config(vm), 0);
+	virtio_mem_init_layout(vm, &virtio_mem_kunit_pluggable);
+	KUNIT_ASSERT_TRUE(test, vm->in_sbm);
+	KUNIT_EXPECT_EQ(test, vm->sbm.first_mb_id, 524288);
+	virtio_mem_update_last_usable(vm, vm->region_size, &virtio_mem_kunit_pluggable);
+	KUNIT_EXPECT_EQ(test, vm->sbm.last_usable_mb_id, 524287);
+	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_prepare_next_mb(vm, &id), -ENOSPC);
+}
+
+/*
+ * Big blocks of 8 GiB, a device at 5 GiB with 2 GiB usable: its first big
+ * block is 1 (8 GiB), and the usable region ends in big block 0, before
+ * it.  No big block is usable: the last usable id is 0, not 0 - 1.
+ */
+static void virtio_mem_config_test_usable_before_first(struct kunit *test)
+{
+	struct virtio_mem *vm = test->priv;
+	unsigned long id;
+
+	virtio_mem_kunit_reset_layout(test);
+	vm->addr = 5ULL * SZ_1G;
+	vm->region_size = 16ULL * SZ_1G;
+	vm->device_block_size = 8ULL * SZ_1G;
+	virtio_mem_init_layout(vm, &virtio_mem_kunit_pluggable);
+	KUNIT_ASSERT_FALSE(test, vm->in_sbm);
+	KUNIT_EXPECT_EQ(test, vm->bbm.first_bb_id, 1);
+	virtio_mem_update_last_usable(vm, 2ULL * SZ_1G, &virtio_mem_kunit_pluggable);
+	KUNIT_EXPECT_EQ(test, vm->bbm.last_usable_bb_id, 0);
+	KUNIT_EXPECT_EQ(test, virtio_mem_bbm_prepare_next_bb(vm, &id), -ENOSPC);
+}
+
 /*
  * The bbm_block_size module parameter: only a valid one is used.  The
  * device blocks are 256 MiB: the big block is that, or bbm_block_size if it
@@ -1528,6 +1590,9 @@ static struct kunit_case virtio_mem_config_test_cases[] = {
 	KUNIT_CASE(virtio_mem_config_test_empty_usable),
 	KUNIT_CASE(virtio_mem_config_test_not_pluggable),
 	KUNIT_CASE(virtio_mem_config_test_bbm_block_size),
+	KUNIT_CASE(virtio_mem_config_test_addr_zero),
+	KUNIT_CASE(virtio_mem_config_test_top_of_space),
+	KUNIT_CASE(virtio_mem_config_test_usable_before_first),
 	{}
 };
 
