@@ -521,10 +521,24 @@ static size_t frames(const void *buf, size_t len, const struct vdev *d,
 
 		E2E_ASSERT(r == (ssize_t)(n * 8), "pagemap read: %zd", r);
 		for (size_t i = 0; i < n; i++) {
-			uint64_t f = ent[i] & ((1ULL << 55) - 1);
-			uint64_t pa = f * 4096;
+			uint64_t f, pa;
 
+			/*
+			 * A page being migrated (compaction, or the driver
+			 * making room) reads as not present until the
+			 * migration ends: touch it and read its entry again.
+			 * A slow (debug) kernel shows this window.
+			 */
+			for (int t = 0; !(ent[i] >> 63) && t < 100; t++) {
+				(void)*(volatile const char *)((const char *)buf +
+							       (done + i) * 4096);
+				usleep(1000);
+				E2E_ASSERT(pread(fd, &ent[i], 8, off + (done + i) * 8) == 8,
+					   "pagemap read");
+			}
 			E2E_ASSERT(ent[i] >> 63, "page %zu not present", done + i);
+			f = ent[i] & ((1ULL << 55) - 1);
+			pa = f * 4096;
 			if (pa >= d->addr && pa < d->addr + d->max)
 				in++;
 			if (pfn)

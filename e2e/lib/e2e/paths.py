@@ -18,8 +18,9 @@ def work_dir(name: str, arch: str) -> str:
 
 
 def results_dir() -> str:
-    """$BUILD/results/ (created)."""
-    path = os.path.join(BUILD, 'results')
+    """$BUILD/results/, or $E2E_RESULTS for a run outside the gate's
+    (created)."""
+    path = os.environ.get('E2E_RESULTS') or os.path.join(BUILD, 'results')
     os.makedirs(path, exist_ok=True)
     return path
 
