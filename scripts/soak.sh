@@ -12,7 +12,7 @@
 # boot did not end cleanly or its console has a kernel report (BUG,
 # WARNING, KASAN, UBSAN, lockdep, Oops).  Prints cycles per minute, then
 # "N passed, N failed".  Results in
-# $BUILD/results/e2e-virtio_mem_soak-<arch>.{json,log}.
+# $BUILD/results/soak/e2e-virtio_mem_soak-<arch>.{json,log}.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,13 +25,15 @@ for v in "${SOAK_CYCLES:-100}" "${SOAK_SEED:-1}"; do
 	case $v in *[!0-9]*|''|0) echo "soak: SOAK_CYCLES and SOAK_SEED are positive numbers" >&2; exit 2 ;; esac
 done
 export SOAK_CYCLES=${SOAK_CYCLES:-100} SOAK_SEED=${SOAK_SEED:-1}
-results=$BUILD/results
+# its own results directory: not one the gate judges
+results=$BUILD/results/soak
+export E2E_RESULTS=$results
 mkdir -p "$results"
 
 "$REPO/scripts/kunit.sh" "$arch" >/dev/null 2>&1 ||
-	echo "soak: note: the KUnit pass on $KGATE_TREE/$arch was not green ($results/$arch.log)"
+	echo "soak: note: the KUnit pass on $KGATE_TREE/$arch was not green ($BUILD/results/$arch.log)"
 [ -f "$BUILD/$arch/.kgate-built" ] || {
-	echo "soak: no kernel for $KGATE_TREE/$arch; see $results/$arch.log" >&2
+	echo "soak: no kernel for $KGATE_TREE/$arch; see $BUILD/results/$arch.log" >&2
 	echo "0 passed, 1 failed"
 	exit 1
 }
