@@ -41,13 +41,7 @@ fi
 
 # Build (or reuse) the gate's kernel of the cell; its own KUnit pass is
 # judged by the gate, not here.
-"$REPO/scripts/kunit.sh" "$arch" >/dev/null 2>&1 ||
-	echo "fuzz: note: the gate's KUnit pass on $KGATE_TREE/$arch was not green ($BUILD/results/$arch.log)"
-[ -f "$BUILD/$arch/.kgate-built" ] || {
-	echo "fuzz: no KUnit kernel for $KGATE_TREE/$arch; see $BUILD/results/$arch.log" >&2
-	echo "0 passed, 1 failed"
-	exit 1
-}
+kgate_need_kernel fuzz "$arch"
 
 args=()
 for m in overlay.params_prop overlay.fh_prop virtio_mem.prop; do

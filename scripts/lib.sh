@@ -141,3 +141,17 @@ kgate_build_env() {
 	export KBUILD_BUILD_TIMESTAMP=${KBUILD_BUILD_TIMESTAMP:-2023-01-01}
 	export KBUILD_BUILD_USER=kgate KBUILD_BUILD_HOST=kgate KBUILD_BUILD_VERSION=1
 }
+
+# kgate_need_kernel <who> <arch>: build (or reuse) $BUILD/<arch>'s KUnit
+# kernel through scripts/kunit.sh (whose own KUnit pass is judged elsewhere:
+# only a note here), then exit 1 with "0 passed, 1 failed" if there is none.
+kgate_need_kernel() {
+	local who=$1 arch=$2
+	"$REPO/scripts/kunit.sh" "$arch" >/dev/null 2>&1 ||
+		echo "$who: note: the KUnit pass on $KGATE_TREE/$arch was not green ($BUILD/results/$arch.log)"
+	[ -f "$BUILD/$arch/.kgate-built" ] || {
+		echo "$who: no KUnit kernel for $KGATE_TREE/$arch; see $BUILD/results/$arch.log" >&2
+		echo "0 passed, 1 failed"
+		exit 1
+	}
+}

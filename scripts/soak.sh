@@ -30,13 +30,7 @@ results=$BUILD/results/soak
 export E2E_RESULTS=$results
 mkdir -p "$results"
 
-"$REPO/scripts/kunit.sh" "$arch" >/dev/null 2>&1 ||
-	echo "soak: note: the KUnit pass on $KGATE_TREE/$arch was not green ($BUILD/results/$arch.log)"
-[ -f "$BUILD/$arch/.kgate-built" ] || {
-	echo "soak: no kernel for $KGATE_TREE/$arch; see $BUILD/results/$arch.log" >&2
-	echo "0 passed, 1 failed"
-	exit 1
-}
+kgate_need_kernel soak "$arch"
 
 # a debug (KASAN) kernel takes the shadow of hot-added memory from boot
 # memory: give it more (see e2e/virtio_mem/vmem.py)
