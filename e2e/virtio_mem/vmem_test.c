@@ -362,6 +362,51 @@ static void query(const struct vdev *d, uint64_t *size, uint64_t *req)
 }
 
 /*
+ * A size not reached: what the guest looks like, for the report.  The
+ * driver's new kernel messages, then each of d's memory blocks (state,
+ * zone), the buddy allocator's free lists and the migration and
+ * compaction counters.
+ */
+static void stuck_diag(const struct vdev *d, int kfd)
+{
+	static const char *const files[] = { "/proc/buddyinfo", "/proc/vmstat" };
+	DIR *dir = opendir("/sys/devices/system/memory");
+	char p[320], s[64], z[128], buf[16384], *l, *save;
+	struct dirent *e;
+	int n = 0;
+
+	/* echoed, none fatal here: the caller fails */
+	kmsg_scan_allow(kfd, "stuck", "", &n);
+	while (dir && (e = readdir(dir))) {
+		long id;
+
+		if (!block_of(e, d, &id))
+			continue;
+		snprintf(p, sizeof(p), "/sys/devices/system/memory/%s/state", e->d_name);
+		if (e2e_get_file(p, s, sizeof(s)) < 0)
+			continue;
+		snprintf(p, sizeof(p), "/sys/devices/system/memory/%s/valid_zones",
+			 e->d_name);
+		if (e2e_get_file(p, z, sizeof(z)) < 0)
+			z[0] = 0;
+		s[strcspn(s, "\n")] = 0;
+		z[strcspn(z, "\n")] = 0;
+		e2e_diag("stuck: %s %s: %s [%s]", d->id, e->d_name, s, z);
+	}
+	if (dir)
+		closedir(dir);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (e2e_get_file(files[i], buf, sizeof(buf)) < 0)
+			continue;
+		for (l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+			if (i == 0 || !strncmp(l, "pgmigrate", 9) ||
+			    !strncmp(l, "compact", 7) || !strncmp(l, "nr_free", 7) ||
+			    !strncmp(l, "nr_isolated", 11))
+				e2e_diag("stuck: %s: %s", files[i], l);
+	}
+}
+
+/*
  * Ask for d at bytes; check: QEMU reports the size within timeout_s,
  * MemTotal moved by exactly the difference, the blocks are online/Movable
  * in the right number (exact: for a fresh sequence of plugs and unplugs),
@@ -383,8 +428,10 @@ static struct step resize(const struct vdev *d, uint64_t bytes, int timeout_s,
 	t0 = now_ms();
 	host(ans, sizeof(ans), timeout_s + 30, "set %s %" PRIu64 " %d%s", d->id,
 	     bytes, timeout_s, want_event ? " ev" : "");
-	if (strncmp(ans, "ok ", 3))
+	if (strncmp(ans, "ok ", 3)) {
+		stuck_diag(d, kfd);
 		E2E_FAIL("%s: host: %s", what, ans);
+	}
 	sscanf(ans + 3, "%" SCNu64 " %lf", &st.size, &st.host_ms);
 	if (strstr(ans, "ev=") && !strstr(ans, "ev=none"))
 		st.ev_ms = atof(strstr(ans, "ev=") + 3);
@@ -1471,8 +1518,11 @@ static void t_bench(void)
 /*
  * soak (e2e/virtio_mem/soak, make soak; not in the gate's runs): cycles of
  * random sizes on both devices, "vmem.soak=<cycles>,<seed>" on the kernel
- * command line.  Each cycle gives vm0 (SBM) a random size in 2 MiB steps up
- * to 2 GiB and vm1 (BBM) one of 0, 1, 2 GiB, in turn, while
+ * command line.  Each cycle gives vm0 (SBM) a random size up to 2 GiB in
+ * steps of the driver's subblock size (not the device's 2 MiB block: the
+ * driver plugs and unplugs whole subblocks, at least a pageblock, 4 MiB
+ * on x86_64 and arm64 without hugetlb, and leaves the rest of a request
+ * unserved) and vm1 (BBM) one of 0, 1, 2 GiB, in turn, while
  *   - a child process keeps 64 MiB of anonymous memory under load
  *     (allocate, fill, verify, free, again), which lands in the devices'
  *     ZONE_MOVABLE memory and must be migrated away on unplug, and
@@ -1492,6 +1542,20 @@ static uint64_t soak_next(void)
 	soak_state ^= soak_state << 25;
 	soak_state ^= soak_state >> 27;
 	return soak_state * 2685821657736338717ULL;
+}
+
+/* The driver's subblock size of d, from its probe line. */
+static uint64_t soak_sb_size(const struct vdev *d)
+{
+	char name[32], rec[2048];
+	unsigned long long sb = 0;
+
+	dev_name(d, name, sizeof(name));
+	E2E_ASSERT(kmsg_boot_find(name, "subblock size: 0x", rec) &&
+		   sscanf(strstr(rec, "subblock size: 0x") + 17, "%llx", &sb) == 1 &&
+		   sb && 2 * GiB % sb == 0,
+		   "no usable '%s: subblock size: 0x..' in the kernel log", name);
+	return sb;
 }
 
 static void soak_args(unsigned long *cycles, unsigned long long *seed)
@@ -1539,13 +1603,16 @@ static void t_soak(void)
 	unsigned long cycles;
 	unsigned long long seed;
 	struct iovec iov[16];
+	uint64_t sb;
 	double t0;
 	char *pinned;
 	pid_t load;
 
 	soak_args(&cycles, &seed);
 	soak_state = seed;
-	e2e_diag("soak: %lu cycles from seed %llu", cycles, seed);
+	sb = soak_sb_size(SBM);
+	e2e_diag("soak: %lu cycles from seed %llu, vm0 in %" PRIu64 " MiB steps",
+		 cycles, seed, sb / MiB);
 	expect_idle("start");
 
 	/* 16 pages of boot memory (nothing is plugged yet), pinned */
@@ -1569,7 +1636,7 @@ static void t_soak(void)
 
 	t0 = now_ms();
 	for (unsigned long c = 0; c < cycles; c++) {
-		uint64_t s0 = (soak_next() % 1025) * 2 * MiB;
+		uint64_t s0 = (soak_next() % (2 * GiB / sb + 1)) * sb;
 		uint64_t s1 = (soak_next() % 3) * GiB;
 
 		e2e_diag("soak: cycle %lu of %lu: vm0 %" PRIu64 " MiB, vm1 %" PRIu64 " GiB",
