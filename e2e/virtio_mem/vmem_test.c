@@ -369,7 +369,8 @@ static void query(const struct vdev *d, uint64_t *size, uint64_t *req)
  */
 static void stuck_diag(const struct vdev *d, int kfd)
 {
-	static const char *const files[] = { "/proc/buddyinfo", "/proc/vmstat" };
+	static const char *const files[] = { "/proc/buddyinfo", "/proc/vmstat",
+					     "/proc/interrupts" };
 	DIR *dir = opendir("/sys/devices/system/memory");
 	char p[320], s[64], z[128], buf[16384], *l, *save;
 	struct dirent *e;
@@ -399,11 +400,33 @@ static void stuck_diag(const struct vdev *d, int kfd)
 		if (e2e_get_file(files[i], buf, sizeof(buf)) < 0)
 			continue;
 		for (l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-			if (i == 0 || !strncmp(l, "pgmigrate", 9) ||
+			if (i == 0 || strstr(l, "virtio") || !strncmp(l, "pgmigrate", 9) ||
 			    !strncmp(l, "compact", 7) || !strncmp(l, "nr_free", 7) ||
 			    !strncmp(l, "nr_isolated", 11))
 				e2e_diag("stuck: %s: %s", files[i], l);
 	}
+	/* the kernel workers and every task in D state: where they wait */
+	dir = opendir("/proc");
+	while (dir && (e = readdir(dir))) {
+		char comm[64] = "", top[256];
+		pid_t pid = atoi(e->d_name);
+
+		if (pid <= 0)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
+		if (e2e_get_file(p, comm, sizeof(comm)) < 0)
+			continue;
+		comm[strcspn(comm, "\n")] = 0;
+		snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+		if (e2e_get_file(p, buf, sizeof(buf)) < 0 || !strrchr(buf, ')'))
+			continue;
+		if (strncmp(comm, "kworker", 7) && strrchr(buf, ')')[2] != 'D')
+			continue;
+		e2e_diag("stuck: task %d %s", (int)pid, comm);
+		e2e_show_stack(pid, top, sizeof(top));
+	}
+	if (dir)
+		closedir(dir);
 }
 
 /*
