@@ -12,12 +12,15 @@ line per check, the inputs per second of each case, then
 "N passed, N failed"; exits 1 if any check failed.
 """
 import json
+import os
 import re
 import sys
 from typing import Any, Iterator
 
-REPORT = re.compile(r'^.*(?:BUG:|WARNING:|KASAN|UBSAN|Oops|possible circular locking|'
-                    r'INFO: task .* blocked).*$', re.M)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                'e2e', 'lib'))
+from e2e.results import find_reports  # noqa: E402
+
 RUN = re.compile(r'# (\w+): seed (\d+), (\d+) cases')
 FIGURE = re.compile(r'# (\w+): (\d+) cases \((.*?)\) in (\d+) ms: (\d+)/s')
 
@@ -47,7 +50,7 @@ def judge(doc: dict[str, Any], log: str, iters: int, seed: int,
         all(int(s) == seed and int(n) == iters for _, s, n in runs)
     checks.append((ok, f'every property case ran {iters} cases from seed {seed}: '
                    + (', '.join(f'{c} {n} from {s}' for c, s, n in runs) or 'none reported')))
-    reports = REPORT.findall(log)
+    reports = find_reports(log)
     checks.append((not reports, 'no kernel report in the log'
                    + ('' if not reports else ': ' + reports[0].strip())))
     other = [n for n, g in groups.items() if n not in suites

@@ -38,16 +38,13 @@ kgate_need_kernel soak "$arch"
 t0=$(date +%s)
 E2E_TIMEOUT=${E2E_TIMEOUT:-7200} python3 "$REPO/e2e/virtio_mem/soak" "$arch"
 echo "soak: $(( $(date +%s) - t0 )) s"
-python3 - "$results/e2e-virtio_mem_soak-$arch.json" "$results/e2e-virtio_mem_soak-$arch.log" <<'PY'
-import json, re, sys
+PYTHONPATH=$REPO/e2e/lib python3 - "$results/e2e-virtio_mem_soak-$arch.json" "$results/e2e-virtio_mem_soak-$arch.log" <<'PY'
+import json, sys
+from e2e.results import find_reports
 doc = json.load(open(sys.argv[1]))
 cases = doc['test_cases']
 # the debug kernel's reports that do not panic (lockdep) count too
-text = open(sys.argv[2], errors='replace').read()
-hits = [l.strip() for l in text.splitlines()
-        if re.search(r'KASAN:|UBSAN:|WARNING:|BUG:|Oops|list_(add|del) corruption|'
-                     r'possible (circular|recursive) locking|inconsistent lock state|'
-                     r'suspicious RCU usage|sleeping function called', l)]
+hits = find_reports(open(sys.argv[2], errors='replace').read())
 cases.append({'name': 'debug_reports', 'status': 'FAIL' if hits else 'PASS'})
 if hits:
     print(f'soak: kernel report: {hits[0]}')

@@ -55,12 +55,10 @@ for cell in $cells; do
 			[ -f "$f" ] && logs+=("$f")
 		done
 	fi
-	python3 - "$results/e2e-debug_kernel_log-$arch.json" "$arch" "${logs[@]}" <<'EOF'
+	PYTHONPATH=$REPO/e2e/lib python3 - "$results/e2e-debug_kernel_log-$arch.json" "$arch" "${logs[@]}" <<'EOF'
 import json, re, sys
+from e2e.results import find_reports
 out, arch, logs = sys.argv[1], sys.argv[2], sys.argv[3:]
-pat = re.compile(r'BUG: KASAN|KASAN:|UBSAN:|WARNING:|BUG:|Oops|list_(add|del) corruption|'
-                 r'possible circular locking|possible recursive locking|'
-                 r'inconsistent lock state|suspicious RCU usage|sleeping function called')
 cases = []
 for path in logs:
     try:
@@ -68,7 +66,7 @@ for path in logs:
     except OSError:
         cases.append({'name': path.rsplit('/', 1)[-1], 'status': 'FAIL', 'log': 'missing'})
         continue
-    hits = [l.strip() for l in text.splitlines() if pat.search(l)]
+    hits = find_reports(text)
     # lockdep's own banner at boot is not a report
     hits = [h for h in hits if 'Lock dependency validator' not in h]
     c = {'name': re.sub(r'\W', '_', path.rsplit('/', 1)[-1]), 'status': 'FAIL' if hits else 'PASS'}

@@ -59,6 +59,17 @@ class FindSplats(unittest.TestCase):
             '[    2.1] Call Trace:',
             'Kernel panic - not syncing: oops'])
 
+    def test_debug_reports(self) -> None:
+        text = ('[ 1.0] Lock dependency validator: Copyright (c) 2006 Red Hat, Inc.\n'
+                '[ 2.0] WARNING: possible circular locking dependency detected\n'
+                '[ 3.0] inconsistent lock state\n'
+                '[ 4.0] virtio_mem virtio5: plugged 1024 MiB\n')
+        self.assertEqual(results.find_splats(text),
+                         ['[ 2.0] WARNING: possible circular locking dependency detected'])
+        self.assertEqual(results.find_reports(text), [
+            '[ 2.0] WARNING: possible circular locking dependency detected',
+            '[ 3.0] inconsistent lock state'])
+
 
 class FakeBoot:
     def __init__(self, text: str, timed_out: bool = False,

@@ -55,6 +55,14 @@ class FuzzVerdictTest(unittest.TestCase):
         f = self.failed(GOOD, LOG + 'BUG: KASAN: slab-out-of-bounds in ovl_check_fb_len+0x1\n')
         self.assertEqual(f, ['no kernel report in the log: BUG: KASAN: slab-out-of-bounds in ovl_check_fb_len+0x1'])
 
+    def test_lockdep_report(self) -> None:
+        # lockdep reports without a WARN: panic_on_warn does not stop it
+        f = self.failed(GOOD, LOG + '[ 5.0] WARNING: possible recursive locking detected\n'
+                        '[ 6.0] BUG: sleeping function called from invalid context\n')
+        self.assertEqual(len(f), 1)
+        f = self.failed(GOOD, LOG + '[ 5.0] inconsistent lock state\n')
+        self.assertEqual(f, ['no kernel report in the log: [ 5.0] inconsistent lock state'])
+
     def test_other_suite_failed(self) -> None:
         f = self.failed(doc(('overlayfs_params_prop', 'PASS'), ('overlayfs_fh_prop', 'PASS'),
                             ('overlayfs_fh', 'FAIL')))

@@ -73,6 +73,20 @@ def find_splats(text: str) -> list[str]:
     return [ln.strip() for ln in text.splitlines() if SPLAT_RE.search(ln)]
 
 
+# What a debug kernel (debug/kunitconfig) reports without a WARN, so that
+# panic_on_warn does not stop it: lockdep and RCU lockdep.
+DEBUG_RE = re.compile(
+    r'possible (circular|recursive) locking|inconsistent lock state|'
+    r'suspicious RCU usage|sleeping function called')
+
+
+def find_reports(text: str) -> list[str]:
+    """The console lines of any kernel report a debug run must not have:
+    a splat (SPLAT_RE) or a debug-only report (DEBUG_RE)."""
+    return [ln.strip() for ln in text.splitlines()
+            if SPLAT_RE.search(ln) or DEBUG_RE.search(ln)]
+
+
 def evaluate(expected: Sequence[str], boots: Sequence[Boot],
              extra_cases: Iterable[Case] = ()) -> list[Case]:
     """The cases of a run: every expected TAP test (missing: FAIL "did not
