@@ -46,9 +46,11 @@ for cell in $cells; do
 	logs=("$BUILD/$arch/test.log")
 	if [ "${DEBUG_E2E:-1}" = 1 ] && [ -f "$BUILD/$arch/.kgate-built" ]; then
 		t0=$(date +%s)
-		# KASAN and lockdep slow every boot down under TCG
-		# and KASAN's shadow of hot-added memory comes from boot memory
+		# KASAN and lockdep slow every boot down under TCG (and
+		# memory migration: longer settle windows, vmem.py), and
+		# KASAN's shadow of hot-added memory comes from boot memory
 		VMEM_BOOT_MEM=${VMEM_BOOT_MEM:-2048} E2E_TIMEOUT=${E2E_TIMEOUT:-2400} \
+			VMEM_SETTLE_SCALE=${VMEM_SETTLE_SCALE:-4} \
 			"$REPO/scripts/e2e.sh" "$arch" || rc=1
 		echo "test-debug: $cell end-to-end: $(( $(date +%s) - t0 )) s"
 		for f in "$results"/e2e-*-"$arch".log; do

@@ -263,7 +263,8 @@ class Arches(TempDirTest):
 
     def test_qemu_argv(self) -> None:
         with mock.patch.object(qemu, 'need_tool', lambda tool: '/usr/bin/' + tool), \
-                mock.patch('time.time', lambda: 1700000000.5):
+                mock.patch('time.time', lambda: 1700000000.5), \
+                mock.patch.dict(os.environ, {'E2E_CMDLINE': ''}):
             argv = qemu.qemu_argv('arm64', '/i.cpio.gz', kernel='/Image.gz', mem='1G',
                                   cmdline='foo=1', init_args=['/tests/t', 'a'],
                                   qemu_args=qemu.disk_args('/d.img', 1))
@@ -276,6 +277,29 @@ class Arches(TempDirTest):
             '-serial', 'stdio', '-monitor', 'none', '-no-reboot',
             '-drive', 'file=/d.img,if=none,format=raw,id=e2edisk1',
             '-device', 'virtio-blk-pci,drive=e2edisk1'])
+
+    def test_qemu_argv_e2e_cmdline(self) -> None:
+        # E2E_CMDLINE goes after the run's own parameters, before init's argv
+        with mock.patch.object(qemu, 'need_tool', lambda tool: '/usr/bin/' + tool), \
+                mock.patch('time.time', lambda: 1700000000.5), \
+                mock.patch.dict(os.environ, {'E2E_CMDLINE': ' printk.time=1 '}):
+            argv = qemu.qemu_argv('x86_64', '/i', kernel='/k', cmdline='foo=1',
+                                  init_args=['/t'])
+            bare = qemu.qemu_argv('x86_64', '/i', kernel='/k', init_args=['/t'])
+        self.assertEqual(argv[argv.index('-append') + 1],
+                         'console=ttyS0 panic_on_warn=1 panic=-1 i8042.nokbd kunit.enable=0 '
+                         'panic=-1 oops=panic E2E_EPOCH=1700000000 foo=1 printk.time=1 -- /t')
+        self.assertEqual(bare[bare.index('-append') + 1],
+                         'console=ttyS0 panic_on_warn=1 panic=-1 i8042.nokbd kunit.enable=0 '
+                         'panic=-1 oops=panic E2E_EPOCH=1700000000 printk.time=1 -- /t')
+
+    def test_vmem_machine(self) -> None:
+        # virtio-mem runs boot q35 on x86_64 (see vmem.MACHINE), the
+        # configured machine elsewhere
+        import vmem  # e2e/virtio_mem, on the path by common
+        self.assertEqual(vmem.qemu_args('/q.sock', 'x86_64')[:3],
+                         ['-machine', 'q35', '-qmp'])
+        self.assertEqual(vmem.qemu_args('/q.sock', 'arm64')[0], '-qmp')
 
     def test_qemu_argv_smp(self) -> None:
         # two CPUs from qemu_configs/, unless a run asks for another count:

@@ -2,8 +2,10 @@
 malformed request is answered "bad request", a bug of a handler is not
 hidden from the host."""
 import re
+import time
 import unittest
 from typing import Any, Optional
+from unittest import mock
 
 import common  # noqa: F401  (import paths)
 
@@ -117,6 +119,29 @@ class Dispatch(unittest.TestCase):
         self.assertEqual(h.dispatch(['request', 'vm0', '0']), 'ok')
         self.assertRegex(h.dispatch(['wait', 'vm0', '1']) or '', r'^ok 0 \d+$')
         self.assertEqual(h.dispatch(['hello', '400000']), '500000 reboot_replug')
+
+    def test_settle_scale(self) -> None:
+        """settle waits stable x VMEM_SETTLE_SCALE seconds of no change,
+        at most the timeout; a device stuck at 64M never reaches 0."""
+        q = FakeQmp()
+        q.dev['vm0']['size'] = 64 * MiB
+        plain = q.cmd
+
+        def stuck(name: str, **args: Any) -> Any:
+            if name == 'qom-set':
+                q.dev['vm0']['requested-size'] = args['value']
+                return {}
+            return plain(name, **args)
+        q.cmd = stuck  # type: ignore[method-assign]
+        h = host(q)
+        for scale, timeout, least in ((1.0, 5.0, 0.1), (4.0, 5.0, 0.4), (4.0, 0.25, 0.25)):
+            with mock.patch.object(vmem, 'SETTLE_SCALE', scale):
+                t0 = time.monotonic()
+                ans = h.cmd_settle('vm0', 0, timeout, 0.1)
+                took = time.monotonic() - t0
+            self.assertRegex(ans, r'^settled 67108864 \d+$')
+            self.assertGreaterEqual(took, least)
+            self.assertLess(took, least + 1.0)
 
     def test_qemu_refusal_is_an_answer(self) -> None:
         """QEMU's error text reaches the guest (bad_requests checks it)."""

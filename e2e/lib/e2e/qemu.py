@@ -108,8 +108,12 @@ def qemu_argv(arch: str, initrd: str, kernel: Optional[str] = None,
     # E2E_EPOCH: init sets the guest's clock from it when it is far behind
     # (arm64 "virt" without an RTC driver boots at 1970-01-01 00:00:00, and
     # ext4 takes an inode deleted at time 0 for one never given a dtime).
-    append = (f'{info.console_args} kunit.enable=0 panic=-1 '
-              f'oops=panic E2E_EPOCH={int(time.time())} {cmdline}').strip()
+    # E2E_CMDLINE: kernel parameters added to every boot by hand, to chase
+    # a problem (printk.time=1, a debug option)
+    append = ' '.join(p for p in (
+        f'{info.console_args} kunit.enable=0 panic=-1 oops=panic '
+        f'E2E_EPOCH={int(time.time())}', cmdline.strip(),
+        os.environ.get('E2E_CMDLINE', '').strip()) if p)
     if init_args:
         append += ' -- ' + ' '.join(init_args)
     machine = info.machine_args
