@@ -1676,7 +1676,14 @@ static void t_soak(void)
 
 		e2e_diag("soak: cycle %lu of %lu: vm0 %" PRIu64 " MiB, vm1 %" PRIu64 " GiB",
 			 c + 1, cycles, s0 / MiB, s1 / GiB);
-		resize(SBM, s0, 300, 0, 1, kfd);
+		/*
+		 * vm0 not exact: under the load a subblock can be busy while
+		 * the driver fake-offlines it (a page being migrated), and the
+		 * driver then unplugs from the next memory block down, leaving
+		 * one more block partly plugged (seen on the debug kernel:
+		 * 924M -> 200M in 3 blocks).  At 0 every block must be gone.
+		 */
+		resize(SBM, s0, 300, 0, 0, kfd);
 		resize(BBM, s1, 300, 0, 1, kfd);
 		E2E_ASSERT(waitpid(load, &status, WNOHANG) == 0,
 			   "cycle %lu: the load process ended (status %#x)", c + 1, status);

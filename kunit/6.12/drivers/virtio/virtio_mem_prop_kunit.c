@@ -24,6 +24,9 @@
  *
  * Case i of a run uses seed + i; a failure prints that seed, and booting
  * with virtio_mem.prop_seed=<seed> virtio_mem.prop_iters=1 replays it.
+ * sbm and bbm run in chunks of VIRTIO_MEM_PROP_CHUNK cases, one KUnit
+ * parameter each: KUnit gives each run of a test case 300 s, which
+ * 100,000 SBM sequences on a KASAN kernel under TCG take longer than.
  */
 
 #include <linux/ktime.h>
@@ -55,13 +58,68 @@ static u64 virtio_mem_prop_below(struct rnd_state *rnd, u64 n)
 	return virtio_mem_prop_u64(rnd) % n;
 }
 
-static void virtio_mem_prop_report(struct kunit *test, u64 t0, unsigned int n,
-				   const char *what)
+static void virtio_mem_prop_report_ns(struct kunit *test, u64 ns,
+				      unsigned int n, const char *what)
 {
-	u64 ms = div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC);
+	u64 ms = div_u64(ns, NSEC_PER_MSEC);
 
 	kunit_info(test, "%u cases (%s) in %llu ms: %llu/s\n", n, what, ms,
 		   div64_u64((u64)n * MSEC_PER_SEC, ms ?: 1));
+}
+
+static void virtio_mem_prop_report(struct kunit *test, u64 t0, unsigned int n,
+				   const char *what)
+{
+	virtio_mem_prop_report_ns(test, ktime_get_ns() - t0, n, what);
+}
+
+/* Cases per KUnit run of a chunked test case */
+#define VIRTIO_MEM_PROP_CHUNK		10000
+
+/* Parameter k + 1 for chunk k: cases k * VIRTIO_MEM_PROP_CHUNK and on */
+static const void *virtio_mem_prop_gen_chunk(const void *prev, char *desc)
+{
+	unsigned long k = (unsigned long)prev;
+	unsigned int first = k * VIRTIO_MEM_PROP_CHUNK;
+
+	if (k && first >= virtio_mem_prop_iters)
+		return NULL;
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "cases %u-%u", first,
+		 min(first + VIRTIO_MEM_PROP_CHUNK, virtio_mem_prop_iters));
+	return (const void *)(k + 1);
+}
+
+/* What the chunks of the running test case did so far */
+static u64 virtio_mem_prop_chunk_ns;
+static unsigned int virtio_mem_prop_chunk_n;
+
+/* The cases [*first, *end) of this chunk; the seed line with the first */
+static void virtio_mem_prop_chunk(struct kunit *test, unsigned int *first,
+				  unsigned int *end)
+{
+	unsigned long k = (unsigned long)test->param_value - 1;
+
+	*first = k * VIRTIO_MEM_PROP_CHUNK;
+	*end = max(*first, min(*first + VIRTIO_MEM_PROP_CHUNK,
+			       virtio_mem_prop_iters));
+	if (!k) {
+		kunit_info(test, "seed %llu, %u cases\n", virtio_mem_prop_seed,
+			   virtio_mem_prop_iters);
+		virtio_mem_prop_chunk_ns = 0;
+		virtio_mem_prop_chunk_n = 0;
+	}
+}
+
+/* Count this chunk's @n cases since @t0; the figures of all with the last */
+static void virtio_mem_prop_chunk_done(struct kunit *test, u64 t0,
+				       unsigned int n, unsigned int end,
+				       const char *what)
+{
+	virtio_mem_prop_chunk_ns += ktime_get_ns() - t0;
+	virtio_mem_prop_chunk_n += n;
+	if (end >= virtio_mem_prop_iters)
+		virtio_mem_prop_report_ns(test, virtio_mem_prop_chunk_ns,
+					  virtio_mem_prop_chunk_n, what);
 }
 
 #define VIRTIO_MEM_PROP_FAIL(test, seed, fmt, ...)				\
@@ -549,16 +607,15 @@ static void virtio_mem_prop_test_sbm(struct kunit *test)
 	struct virtio_mem *vm = test->priv;
 	struct virtio_mem_prop_model *m = virtio_mem_prop_model(test);
 	unsigned long i, first_id, nr_usable;
-	unsigned int sbs, n;
+	unsigned int sbs, n, first, end;
 	struct rnd_state rnd;
 	u64 seed, t0;
 	bool ok = true;
 
 	virtio_mem_kunit_need_sizes(test);
-	kunit_info(test, "seed %llu, %u cases\n", virtio_mem_prop_seed,
-		   virtio_mem_prop_iters);
+	virtio_mem_prop_chunk(test, &first, &end);
 	t0 = ktime_get_ns();
-	for (n = 0; ok && n < virtio_mem_prop_iters; n++) {
+	for (n = first; ok && n < end; n++) {
 		seed = virtio_mem_prop_seed + n;
 		prandom_seed_state(&rnd, seed);
 		sbs = 2 << virtio_mem_prop_below(&rnd, 6);
@@ -596,7 +653,8 @@ static void virtio_mem_prop_test_sbm(struct kunit *test)
 	 * Stay in SBM: the exit frees the (now NULL) SBM arrays.  In BBM it
 	 * would take bbm.bb_states, which shares its bytes with sbm.mb_count[].
 	 */
-	virtio_mem_prop_report(test, t0, n, "operation sequences");
+	virtio_mem_prop_chunk_done(test, t0, n - first, end,
+				   "operation sequences");
 }
 
 static bool virtio_mem_prop_bbm_block_ok(struct kunit *test,
@@ -692,13 +750,12 @@ static void virtio_mem_prop_test_bbm(struct kunit *test)
 	struct rnd_state rnd;
 	u64 seed, t0;
 	bool ok = true;
-	unsigned int n;
+	unsigned int n, first, end;
 
 	virtio_mem_kunit_need_sizes(test);
-	kunit_info(test, "seed %llu, %u cases\n", virtio_mem_prop_seed,
-		   virtio_mem_prop_iters);
+	virtio_mem_prop_chunk(test, &first, &end);
 	t0 = ktime_get_ns();
-	for (n = 0; ok && n < virtio_mem_prop_iters; n++) {
+	for (n = first; ok && n < end; n++) {
 		seed = virtio_mem_prop_seed + n;
 		prandom_seed_state(&rnd, seed);
 		memset(&vm->bbm, 0, sizeof(vm->bbm));
@@ -721,7 +778,8 @@ static void virtio_mem_prop_test_bbm(struct kunit *test)
 		vfree(vm->bbm.bb_states);
 		vm->bbm.bb_states = NULL;
 	}
-	virtio_mem_prop_report(test, t0, n, "operation sequences");
+	virtio_mem_prop_chunk_done(test, t0, n - first, end,
+				   "operation sequences");
 }
 
 /* ---- virtio_mem_prop: the range helpers ---- */
@@ -783,8 +841,8 @@ static void virtio_mem_prop_test_range(struct kunit *test)
 
 static struct kunit_case virtio_mem_prop_test_cases[] = {
 	KUNIT_CASE(virtio_mem_prop_test_config),
-	KUNIT_CASE(virtio_mem_prop_test_sbm),
-	KUNIT_CASE(virtio_mem_prop_test_bbm),
+	KUNIT_CASE_PARAM(virtio_mem_prop_test_sbm, virtio_mem_prop_gen_chunk),
+	KUNIT_CASE_PARAM(virtio_mem_prop_test_bbm, virtio_mem_prop_gen_chunk),
 	KUNIT_CASE(virtio_mem_prop_test_range),
 	{}
 };
