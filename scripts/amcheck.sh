@@ -42,4 +42,4 @@ args=(run --arch="$arch" --build_dir="$top/$arch" --jobs="$(nproc)"
 [ -n "$cross" ] && args+=(--cross_compile="$cross")
 echo "\$ tools/testing/kunit/kunit.py ${args[*]}"
 cd "$tree"
-flock "$KGATE_LOCK" python3 tools/testing/kunit/kunit.py "${args[@]}"
+kgate_locked python3 tools/testing/kunit/kunit.py "${args[@]}"

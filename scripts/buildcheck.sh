@@ -28,7 +28,6 @@ fi
 mkdir -p "$out"
 
 kgate_build_env
-lock=$KGATE_LOCK
 
 fail=0 n=0
 for c in $(git -C "$KTREE" rev-list --reverse base..refs/kgate/applied); do
@@ -37,7 +36,7 @@ for c in $(git -C "$KTREE" rev-list --reverse base..refs/kgate/applied); do
 	git -C "$wt" checkout -q -f --detach "$c"
 	cp "$cfg" "$out/.config"
 	t0=$(date +%s)
-	if flock "$lock" make -s -C "$wt" O="$out" ARCH="$arch" CROSS_COMPILE="$cross" \
+	if kgate_locked make -s -C "$wt" O="$out" ARCH="$arch" CROSS_COMPILE="$cross" \
 		CC="ccache $cc" -j"$(nproc)" olddefconfig all >"$out/build-$n.log" 2>&1 &&
 		! grep -q 'warning:' "$out/build-$n.log"; then
 		echo "builds    $n $subj ($(( $(date +%s) - t0 )) s)"

@@ -90,9 +90,9 @@ base_kernel() {
 	mkdir -p "$bdir"
 	cp "$cfg" "$bdir/.config"
 	echo "conformance: building the baseline kernel (tag base, the gate's .config) in $bdir" >&2
-	if ! flock "$KGATE_LOCK" make -C "$wt" ARCH="$arch" O="$bdir" "CC=ccache $cc" \
+	if ! kgate_locked make -C "$wt" ARCH="$arch" O="$bdir" "CC=ccache $cc" \
 		${cross:+CROSS_COMPILE=$cross} olddefconfig >"$bdir/build.log" 2>&1 ||
-		! flock "$KGATE_LOCK" make -C "$wt" ARCH="$arch" O="$bdir" "CC=ccache $cc" \
+		! kgate_locked make -C "$wt" ARCH="$arch" O="$bdir" "CC=ccache $cc" \
 		${cross:+CROSS_COMPILE=$cross} --jobs="$(nproc)" >>"$bdir/build.log" 2>&1; then
 		tail -n 20 "$bdir/build.log" >&2
 		echo "conformance: the baseline kernel did not build; see $bdir/build.log" >&2

@@ -98,7 +98,6 @@ kernel_key() {
 	} 2>/dev/null | sha1sum | cut -d' ' -f1
 }
 
-lock=$KGATE_LOCK
 cd "$KTREE"
 : >"$results/$arch.log"
 
@@ -125,14 +124,14 @@ build() {
 	if [ "${FRESH:-0}" != 1 ] && [ ${#build_args[@]} -eq 0 ] && [ -f "$bdir/.kgate-config" ] &&
 		[ "$(cat "$bdir/.kgate-config")" = "$ck" ]; then
 		echo "kunit: configuration unchanged since the last kunit.py build; make only"
-		if flock "$lock" make ARCH="$arch" O="$bdir" --jobs="$JOBS" "CC=ccache $cc" \
+		if kgate_locked make ARCH="$arch" O="$bdir" --jobs="$JOBS" "CC=ccache $cc" \
 			${cross:+CROSS_COMPILE=$cross} >/dev/null && [ "$(config_key)" = "$ck" ]; then
 			return 0
 		fi
 		echo "kunit: make alone failed or changed .config; building through kunit.py"
 	fi
 	rm -f "$bdir/.kgate-config"
-	flock "$lock" python3 tools/testing/kunit/kunit.py build "${common[@]}" \
+	kgate_locked python3 tools/testing/kunit/kunit.py build "${common[@]}" \
 		--jobs="$JOBS" "${build_args[@]}" || return
 	config_key >"$bdir/.kgate-config"
 }

@@ -125,6 +125,26 @@ arch_cc_pkg() {
 # machine has two cores and one kernel build already uses both.
 KGATE_LOCK=${KGATE_LOCK:-/tmp/kgate-build.lock}
 
+# kgate_locked <command...>: run the command holding KGATE_LOCK.  When
+# another build holds it, say so on stderr first, and how long the wait
+# was once it is over, so that a timing taken meanwhile is not silently
+# another build's.  The command runs without the lock's descriptor: a
+# process it leaves behind does not keep the lock.
+kgate_locked() {
+	local fd t0 rc
+	exec {fd}>>"$KGATE_LOCK"
+	if ! flock -n "$fd"; then
+		echo "build lock: $KGATE_LOCK is held by another build of this machine; waiting" >&2
+		t0=$(date +%s)
+		flock "$fd"
+		echo "build lock: waited $(( $(date +%s) - t0 )) s" >&2
+	fi
+	"$@" {fd}>&-
+	rc=$?
+	exec {fd}>&-
+	return $rc
+}
+
 # kgate_build_env: export the environment of every kernel build.
 kgate_build_env() {
 	local repo
