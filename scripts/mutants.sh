@@ -23,7 +23,9 @@
 #
 # The tree is always restored, also on ^C.  MUTANT_ARCH picks the arch
 # (default x86_64).  Each mutant's results and logs are kept in
-# $BUILD/results/mutants/<name>/.
+# $BUILD/results/mutants/<name>/, and its verdict (killed, survived, broken)
+# with the tree's content key in mutants/<tree>/VERDICTS (committed: make
+# test counts the kept mutants with no kill on the tree's current code).
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,6 +58,11 @@ if [ -n "$(git -C "$KTREE" status --porcelain --untracked-files=no)" ]; then
 	exit 1
 fi
 
+# The content key of the tree the mutants run on (HEAD and kunit/ do not
+# change while they run: each mutant is a work-tree edit).
+key=$("$REPO/scripts/mutants_check.py" key "$KTREE" --kunit "$KUNIT_SRC") || exit 2
+verdict() { "$REPO/scripts/mutants_check.py" record "$REPO/mutants/$KGATE_TREE" "$name" "$1" "$arch" "$key"; }
+
 applied=
 restore() {
 	if [ -n "$applied" ]; then
@@ -73,10 +80,10 @@ for m in "${files[@]}"; do
 	expects=$(sed -n 's/^Expect: //p' "$m")
 	greens=$(sed -n 's/^Green: //p' "$m" | tr '\n' ' ')
 	if [ -z "$expects" ]; then
-		echo "BROKEN   $name: no 'Expect:' line"; broken=$((broken + 1)); continue
+		echo "BROKEN   $name: no 'Expect:' line"; broken=$((broken + 1)); verdict broken; continue
 	fi
 	if ! git -C "$KTREE" apply "$m"; then
-		echo "BROKEN   $name: does not apply to the patched tree"; broken=$((broken + 1)); continue
+		echo "BROKEN   $name: does not apply to the patched tree"; broken=$((broken + 1)); verdict broken; continue
 	fi
 	applied=$m
 	rm -f "$results/$arch.json" "$results/$arch.rc" "$results"/e2e-*-"$arch".json \
@@ -84,7 +91,7 @@ for m in "${files[@]}"; do
 	"$REPO/scripts/kunit.sh" "$arch" >/dev/null 2>&1      # writes $arch.{json,rc,log}
 	if grep -q "^kunit: $arch build failed" "$results/$arch.log"; then
 		restore
-		echo "BROKEN   $name: the kernel does not build with it"; broken=$((broken + 1)); continue
+		echo "BROKEN   $name: the kernel does not build with it"; broken=$((broken + 1)); verdict broken; continue
 	fi
 	e2e_suites=$(printf '%s\n' "$expects" | sed -n 's/^\(e2e_[^.]*\).*/\1/p' | sort -u)
 	case " $greens " in *" e2e "*)
@@ -122,6 +129,7 @@ for m in "${files[@]}"; do
 		if [ $? != 0 ]; then
 			broken=$((broken + 1))
 			echo "BROKEN   $name: caught, but not only by what it names: $(printf '%s\n' "$g" | grep '^red' | tr '\n' ' ')"
+			verdict broken
 			continue
 		fi
 		out+=$'\n'"$(printf '%s\n' "$g" | sed 's/^green /           stays green: /')"
@@ -129,15 +137,18 @@ for m in "${files[@]}"; do
 	case $v in
 	0)
 		killed=$((killed + 1))
+		verdict killed
 		echo "killed   $name ($what)"
 		printf '%s\n' "$out" | sed 's/^red /           /'
 		;;
 	1)
 		survived=$((survived + 1))
+		verdict survived
 		echo "SURVIVED $name ($what): stayed green:$(printf '%s\n' "$out" | sed -n 's/^green / /p' | tr -d '\n')"
 		;;
 	*)
 		broken=$((broken + 1))
+		verdict broken
 		echo "BROKEN   $name: no verdict: $out"
 		;;
 	esac

@@ -226,3 +226,11 @@ if grep -qv '^same ' "$SYNC"; then
 	grep -v '^same ' "$SYNC" | sed 's/^/tree: kunit\/ and patches\/ differ: /' >&2
 	echo "tree: the run tests kunit/ as it is; 'make series' folds it into patches/ (the gate stays red until then)" >&2
 fi
+
+# ---- 5. the kept mutants still apply -----------------------------------------
+# Each mutants/<tree>/*.patch must apply to this tree, or make mutants
+# cannot run it: a per-tree suite (mutants_apply, kind tree), seconds.  The
+# line after it counts the mutants whose last kill was on other code.
+"$REPO/scripts/mutants_check.py" apply "$KTREE" "$REPO/mutants/$KGATE_TREE" \
+	--kunit "$KUNIT_SRC" --series "$PATCHES/series" \
+	--json "$BUILD/results/tree-mutants_apply.json" | sed 's/^/tree: /' || true

@@ -58,7 +58,7 @@ class LoadExpected(TempDirTest):
     def test_the_real_list_expects_the_selftest(self) -> None:
         """A gate where the host selftest did not run cannot be green."""
         want = gate.load_expected(os.path.join(REPO, 'kunit', 'SUITES'), ['x86_64'])
-        self.assertEqual(want['host'], ['host_selftest', 'series_sync'])
+        self.assertEqual(want['host'], ['host_selftest', 'series_sync', 'mutants_apply'])
         self.assertEqual(gate.load_expected(os.path.join(REPO, 'kunit', 'SUITES'),
                                             ['x86_64'], ['kunit'])['host'], [])
 

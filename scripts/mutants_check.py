@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""The kept mutants of a tree against that tree, in seconds, no build.
+
+    scripts/mutants_check.py apply KTREE MUTANTS_DIR [--json PATH] [--kunit DIR] [--series FILE]
+    scripts/mutants_check.py key KTREE [--kunit DIR]
+    scripts/mutants_check.py record MUTANTS_DIR NAME VERDICT ARCH KEY
+
+apply: `git apply --check` of every MUTANTS_DIR/*.patch on the patched tree
+KTREE (its work tree, as scripts/mutants.sh applies them).  One case per
+mutant; a mutant that no longer applies fails, naming the patch of the series
+that moved its code: the first commit after the last one of base..HEAD the
+mutant still applies to (or "applies to no commit of the series").
+--json PATH writes the suite mutants_apply (KernelCI layout, as the gate
+reads).  Then one line: how many kept mutants have no verdict of
+`make mutants` on the tree's current content key (VERDICTS below), i.e. kill
+claims not checked since the tree's code last changed.  Exit code 1 iff a
+mutant does not apply.
+
+key: the content key of the tree: its HEAD's tree object and the test files
+of kunit/<tree>/ (--kunit; the gate lays them over the tree), one SHA-1.
+The same content gives the same key on every machine.
+
+record: set NAME's line in MUTANTS_DIR/VERDICTS ("<name> <verdict> <arch>
+<key>", sorted), the file `make mutants` keeps committed next to the
+mutants.
+"""
+import argparse
+import glob
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+from typing import Optional, Sequence
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, 'e2e', 'lib'))
+from e2e.results import Case, results_doc, write_json  # noqa: E402
+
+SUITE = 'mutants_apply'
+VERDICTS = 'VERDICTS'
+VERDICTS_HEAD = ("# The last verdict of `make mutants` on each kept mutant of this tree:\n"
+                 "# name, verdict, arch, content key of the tree it ran on\n"
+                 "# (scripts/mutants_check.py key).  Written by scripts/mutants.sh.\n")
+
+
+def git(tree: str, *args: str, env: Optional[dict[str, str]] = None,
+        check: bool = True) -> subprocess.CompletedProcess[str]:
+    full = dict(os.environ)
+    for k in ('GIT_DIR', 'GIT_INDEX_FILE', 'GIT_WORK_TREE'):
+        full.pop(k, None)
+    full.update(env or {})
+    return subprocess.run(['git', '-C', tree, *args], env=full, text=True, check=check,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def kunit_files(kunit: Optional[str]) -> list[str]:
+    """The test files under kunit (relative paths, sorted)."""
+    if not kunit or not os.path.isdir(kunit):
+        return []
+    out = []
+    for root, _dirs, files in os.walk(kunit):
+        for f in files:
+            out.append(os.path.relpath(os.path.join(root, f), kunit))
+    return sorted(out)
+
+
+def content_key(tree: str, kunit: Optional[str]) -> str:
+    """SHA-1 of HEAD's tree object and of kunit's files (path, content)."""
+    h = hashlib.sha1()
+    h.update(git(tree, 'rev-parse', 'HEAD^{tree}').stdout.strip().encode() + b'\n')
+    for rel in kunit_files(kunit):
+        with open(os.path.join(kunit or '', rel), 'rb') as f:
+            h.update(rel.encode() + b'\0' + hashlib.sha1(f.read()).hexdigest().encode() + b'\n')
+    return h.hexdigest()
+
+
+def series_names(tree: str, series: Optional[str]) -> list[tuple[str, str]]:
+    """(commit, name) of base..HEAD, oldest first; name: the patch file of
+    the series file at the same place, else the commit's subject."""
+    out = git(tree, 'log', '--reverse', '--format=%H %s', 'base..HEAD').stdout.splitlines()
+    commits = [tuple(line.split(' ', 1)) if ' ' in line else (line, '') for line in out]
+    files: list[str] = []
+    if series and os.path.isfile(series):
+        with open(series, encoding='utf-8') as f:
+            files = [ln.split('#', 1)[0].strip() for ln in f]
+        files = [p for p in files if p]
+    if len(files) == len(commits):
+        return [(c[0], p) for c, p in zip(commits, files)]
+    return [(c[0], f'"{c[1]}"') for c in commits]
+
+
+def patch_paths(patch: str) -> list[str]:
+    """The files a git diff touches (its "--- a/" and "+++ b/" names)."""
+    out: list[str] = []
+    with open(patch, encoding='utf-8', errors='replace') as f:
+        for line in f:
+            if line.startswith(('--- a/', '+++ b/')):
+                p = line[6:].rstrip('\n').split('\t')[0]
+                if p not in out:
+                    out.append(p)
+    return out
+
+
+def applies_at(tree: str, commit: str, patch: str) -> bool:
+    """Does patch apply to commit's files?  Only the files it touches are
+    written out, to a scratch directory (seconds for a whole series)."""
+    with tempfile.TemporaryDirectory(prefix='kgate-mut-') as d:
+        for rel in patch_paths(patch):
+            blob = subprocess.run(['git', '-C', tree, 'cat-file', 'blob', f'{commit}:{rel}'],
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+            if blob.returncode != 0:
+                continue            # not there at that commit
+            dst = os.path.join(d, rel)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            with open(dst, 'wb') as f:
+                f.write(blob.stdout)
+        return subprocess.run(['git', 'apply', '--check', patch], cwd=d, check=False,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+
+
+def mover(tree: str, patch: str, names: Sequence[tuple[str, str]]) -> str:
+    """Why patch no longer applies, in the series' terms."""
+    chain = [('base', 'base')] + list(names)
+    for i in range(len(chain) - 1, -1, -1):
+        if applies_at(tree, chain[i][0], patch):
+            if i == len(chain) - 1:
+                return 'applies to the series, not to the tree as it is (an edit in the tree?)'
+            return (f'its code last matched after {chain[i][1]}; '
+                    f'{chain[i + 1][1]} changed it: re-cut the mutant for today\'s code')
+    return 'applies to no commit of the series (base..HEAD): re-cut the mutant'
+
+
+def read_verdicts(mdir: str) -> dict[str, tuple[str, str, str]]:
+    """{name: (verdict, arch, key)} of MUTANTS_DIR/VERDICTS."""
+    out: dict[str, tuple[str, str, str]] = {}
+    path = os.path.join(mdir, VERDICTS)
+    if not os.path.isfile(path):
+        return out
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            w = line.split('#', 1)[0].split()
+            if len(w) == 4:
+                out[w[0]] = (w[1], w[2], w[3])
+    return out
+
+
+def record(mdir: str, name: str, verdict: str, arch: str, key: str) -> None:
+    v = read_verdicts(mdir)
+    v[name] = (verdict, arch, key)
+    path = os.path.join(mdir, VERDICTS)
+    with open(path + '.tmp', 'w', encoding='utf-8') as f:
+        f.write(VERDICTS_HEAD)
+        for n in sorted(v):
+            f.write(f'{n} {" ".join(v[n])}\n')
+    os.replace(path + '.tmp', path)
+
+
+def check(tree: str, mdir: str, kunit: Optional[str], series: Optional[str]) -> tuple[list[Case], int]:
+    """(one case per mutant, how many have no kill on the current key)."""
+    mutants = sorted(glob.glob(os.path.join(mdir, '*.patch')))
+    names: Optional[list[tuple[str, str]]] = None
+    cases = []
+    for m in mutants:
+        name = os.path.basename(m)[:-len('.patch')]
+        p = git(tree, 'apply', '--check', m, check=False)
+        if p.returncode == 0:
+            cases.append(Case(name, 'PASS'))
+            continue
+        if names is None:
+            names = series_names(tree, series)
+        first = (p.stderr.strip().splitlines() or ['?'])[0]
+        cases.append(Case(name, 'FAIL', f'does not apply ({first}); {mover(tree, m, names)}'))
+    key = content_key(tree, kunit)
+    verdicts = read_verdicts(mdir)
+    stale = sum(1 for c in cases if verdicts.get(c.name, ('', '', ''))[::2] != ('killed', key))
+    return cases, stale
+
+
+def main(argv: Sequence[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    a = sub.add_parser('apply')
+    a.add_argument('tree')
+    a.add_argument('mutants')
+    a.add_argument('--json')
+    a.add_argument('--kunit')
+    a.add_argument('--series')
+    k = sub.add_parser('key')
+    k.add_argument('tree')
+    k.add_argument('--kunit')
+    r = sub.add_parser('record')
+    for arg in ('mutants', 'name', 'verdict', 'arch', 'key'):
+        r.add_argument(arg)
+    args = ap.parse_args(argv)
+    if args.cmd == 'key':
+        print(content_key(args.tree, args.kunit))
+        return 0
+    if args.cmd == 'record':
+        record(args.mutants, args.name, args.verdict, args.arch, args.key)
+        return 0
+    cases, stale = check(os.path.abspath(args.tree), os.path.abspath(args.mutants),
+                         args.kunit and os.path.abspath(args.kunit),
+                         args.series and os.path.abspath(args.series))
+    if args.json:
+        write_json(args.json, results_doc(SUITE, None, cases))
+    bad = [c for c in cases if c.status != 'PASS']
+    label = os.path.basename(os.path.normpath(args.mutants))
+    for c in bad:
+        print(f'mutants: {label}/{c.name}: {c.reason}', file=sys.stderr)
+    print(f'mutants: {label}: {len(cases) - len(bad)} of {len(cases)} kept mutants apply; '
+          f'{stale} not killed by make mutants since the tree\'s code last changed')
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

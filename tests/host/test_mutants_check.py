@@ -1,0 +1,128 @@
+"""scripts/mutants_check.py (the mutants_apply suite, the content key, the
+verdict record), on a toy tree with a toy series.  No kernel, no QEMU."""
+import json
+import os
+
+from common import REPO, TempDirTest, run
+
+import mutants_check  # noqa: E402  (scripts/, on the path through common)
+
+A_C = 'int a(void)\n{\n\tint x = 1;\n\n\treturn x;\n}\n'
+MUTANT = """\
+Mutant: a() returns 0
+Expect: a_test
+
+diff --git a/a.c b/a.c
+--- a/a.c
++++ b/a.c
+@@ -1,7 +1,7 @@
+ /* a */
+ int a(void)
+ {
+ \tint x = 1;
+ 
+-\treturn x;
++\treturn 0;
+ }
+"""
+GIT_ID = ['-c', 'user.name=U', '-c', 'user.email=u@example.org']
+SCRIPT = os.path.join(REPO, 'scripts', 'mutants_check.py')
+
+
+class MutantsApply(TempDirTest):
+    """A toy patched tree: base (a.c), then two series commits; one kept
+    mutant of a.c."""
+
+    def git(self, *args: str) -> str:
+        p = run(['git', '-C', self.path('linux'), *GIT_ID, *args])
+        self.assertEqual(p.returncode, 0, p.stdout)
+        return p.stdout
+
+    def commit(self, msg: str, text: str) -> None:
+        self.write('linux/a.c', text)
+        self.git('commit', '-qam', msg)
+
+    def setUp(self) -> None:
+        super().setUp()
+        self.write('linux/a.c', A_C)
+        self.git('init', '-q')
+        self.git('add', '.')
+        self.git('commit', '-qm', 'import')
+        self.git('tag', 'base')
+        self.commit('a: a comment', '/* a */\n' + A_C)
+        self.write('linux/b.c', '/* b */\n')
+        self.git('add', 'b.c')
+        self.git('commit', '-qm', 'b: another file')
+        self.write('series', '0001-a-a-comment.patch\n0002-b-another-file.patch\n')
+        self.write('mutants/a_test-returns-zero.patch', MUTANT)
+        self.write('kunit/a_kunit.c', '/* test */\n')
+
+    def check(self) -> tuple[int, str, dict[str, object]]:
+        out = self.path('out.json')
+        p = run([SCRIPT, 'apply', self.path('linux'), self.path('mutants'),
+                 '--kunit', self.path('kunit'), '--series', self.path('series'),
+                 '--json', out])
+        with open(out, encoding='utf-8') as f:
+            return p.returncode, p.stdout, json.load(f)
+
+    def test_applies(self) -> None:
+        rc, out, doc = self.check()
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(doc['name'], 'mutants_apply')
+        self.assertEqual(doc['test_cases'], [{'name': 'a_test-returns-zero', 'status': 'PASS'}])
+        self.assertIn('1 of 1 kept mutants apply; 1 not killed', out)
+
+    def test_moved_context_is_red_and_names_the_patch(self) -> None:
+        """A series patch that rewrites the mutant's lines: red, naming
+        the mutant and that patch (the third of the series here)."""
+        self.commit('c: x is two', '/* a */\n' + A_C.replace('x = 1', 'x = 2'))
+        self.write('series', '0001-a-a-comment.patch\n0002-b-another-file.patch\n'
+                   '0003-c-x-is-two.patch\n')
+        rc, out, doc = self.check()
+        self.assertEqual(rc, 1, out)
+        case = doc['test_cases'][0]
+        self.assertEqual((case['name'], case['status']), ('a_test-returns-zero', 'FAIL'))
+        self.assertIn('its code last matched after 0002-b-another-file.patch; '
+                      '0003-c-x-is-two.patch changed it', case['log'])
+        self.assertIn('a_test-returns-zero', out)
+        self.assertIn('0 of 1 kept mutants apply', out)
+
+    def test_no_commit_has_the_code(self) -> None:
+        self.write('mutants/a_test-returns-zero.patch', MUTANT.replace('int x = 1', 'int y = 1'))
+        rc, _out, doc = self.check()
+        self.assertEqual(rc, 1)
+        self.assertIn('applies to no commit of the series', doc['test_cases'][0]['log'])
+
+    def test_subject_without_a_series_file(self) -> None:
+        self.commit('c: x is two', '/* a */\n' + A_C.replace('x = 1', 'x = 2'))
+        rc, _out, doc = self.check()      # the series file names 2 of 3 commits
+        self.assertEqual(rc, 1)
+        self.assertIn('"b: another file"; "c: x is two" changed it', doc['test_cases'][0]['log'])
+
+    def test_key_follows_the_code_and_the_tests(self) -> None:
+        k1 = mutants_check.content_key(self.path('linux'), self.path('kunit'))
+        self.assertEqual(k1, mutants_check.content_key(self.path('linux'), self.path('kunit')))
+        self.write('kunit/a_kunit.c', '/* test, v2 */\n')
+        k2 = mutants_check.content_key(self.path('linux'), self.path('kunit'))
+        self.commit('c: x is two', '/* a */\n' + A_C.replace('x = 1', 'x = 2'))
+        k3 = mutants_check.content_key(self.path('linux'), self.path('kunit'))
+        self.assertEqual(len({k1, k2, k3}), 3)
+
+    def test_stale_count(self) -> None:
+        """0 once make mutants recorded a kill on this key; 1 again after
+        the code changed, and for a survivor."""
+        key = mutants_check.content_key(self.path('linux'), self.path('kunit'))
+        p = run([SCRIPT, 'record', self.path('mutants'), 'a_test-returns-zero', 'killed',
+                 'x86_64', key])
+        self.assertEqual(p.returncode, 0, p.stdout)
+        _rc, out, _doc = self.check()
+        self.assertIn('; 0 not killed', out)
+        with open(self.path('mutants', 'VERDICTS'), encoding='utf-8') as f:
+            self.assertIn(f'a_test-returns-zero killed x86_64 {key}\n', f.read())
+        self.commit('c: a comment below', '/* a */\n' + A_C + '/* end */\n')
+        _rc, out, _doc = self.check()
+        self.assertIn('; 1 not killed', out)
+        key = mutants_check.content_key(self.path('linux'), self.path('kunit'))
+        mutants_check.record(self.path('mutants'), 'a_test-returns-zero', 'survived', 'x86_64', key)
+        _rc, out, _doc = self.check()
+        self.assertIn('; 1 not killed', out)
