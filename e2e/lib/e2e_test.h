@@ -60,6 +60,9 @@ struct e2e_test {
 #define E2E_DEFAULT_TIMEOUT 120
 #endif
 #define E2E_EXIT_SKIP 4
+/* A test found the machine in a state no later test can start from (e.g.
+ * memory it cannot unplug): the harness stops there (E2E_REQUIRE). */
+#define E2E_EXIT_BAIL 5
 
 /* Where a failing check writes its reason (a pipe to the harness). */
 static int e2e_reason_fd = -1;
@@ -133,8 +136,28 @@ void e2e_skip_at(const char *file, int line, const char *fmt, ...)
 	_exit(E2E_EXIT_SKIP);
 }
 
+static __attribute__((noreturn, format(printf, 3, 4)))
+void e2e_bail_at(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	e2e_vreason(file, line, fmt, ap);
+	va_end(ap);
+	_exit(E2E_EXIT_BAIL);
+}
+
 #define E2E_FAIL(fmt, ...) e2e_fail_at(__FILE__, __LINE__, fmt, ##__VA_ARGS__)
 #define E2E_SKIP(fmt, ...) e2e_skip_at(__FILE__, __LINE__, fmt, ##__VA_ARGS__)
+
+/* cond must hold for this test and every later one to start: if not, this
+ * test fails and the run stops; every test not yet run is reported "not
+ * ok" with this reason instead of waiting out its own timeouts. */
+#define E2E_REQUIRE(cond, fmt, ...) do {				\
+	if (!(cond))							\
+		e2e_bail_at(__FILE__, __LINE__, "precondition (%s) "	\
+			    fmt, #cond, ##__VA_ARGS__);			\
+} while (0)
 
 /* cond must hold. */
 #define E2E_ASSERT(cond, fmt, ...) do {					\
@@ -616,6 +639,10 @@ static void e2e_host_sync_at(const char *file, int lineno, const char *tag,
 
 /* ---- the harness ---------------------------------------------------------- */
 
+/* The reason of the test that stopped the run (E2E_REQUIRE). */
+static char e2e_bail_reason[800];
+
+/* 0: passed or skipped; 1: failed; 2: failed and stopped the run. */
 static int e2e_run_one(const struct e2e_test *t, int num)
 {
 	unsigned int timeout = t->timeout ? t->timeout : E2E_DEFAULT_TIMEOUT;
@@ -673,6 +700,12 @@ static int e2e_run_one(const struct e2e_test *t, int num)
 	reason[strcspn(reason, "\n")] = 0;	/* the first one */
 
 	skip = WIFEXITED(status) && WEXITSTATUS(status) == E2E_EXIT_SKIP;
+	if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == E2E_EXIT_BAIL) {
+		e2e_line("not ok %d - %s # %s", num, t->name, reason);
+		snprintf(e2e_bail_reason, sizeof(e2e_bail_reason), "%.80s: %.700s",
+			 t->name, reason);
+		return 2;
+	}
 	if (timed_out) {
 		e2e_line("not ok %d - %s # timed out after %u s", num, t->name,
 			 timeout);
@@ -695,14 +728,17 @@ static int e2e_run_one(const struct e2e_test *t, int num)
 /*
  * Run the tests named in argv[1..] (all if none), print TAP; setup runs
  * first (in this process: a failing check there fails every test) and
- * teardown last.  Returns the exit code: 0 if everything passed.
+ * teardown last.  A test that fails an E2E_REQUIRE stops the run: the
+ * tests after it are "not ok ... # not run: ..." and a "Bail out!" line
+ * follows.  Returns the exit code: 0 if everything passed, 1 if a test
+ * failed, E2E_EXIT_BAIL if the run stopped.
  */
 static int e2e_main(int argc, char **argv, const struct e2e_test *tests,
 		    size_t count, void (*setup)(void), void (*teardown)(void))
 {
 	const struct e2e_test **run;
 	size_t nrun = 0, i;
-	int j, failed = 0;
+	int j, rc, failed = 0, bailed = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	run = calloc(count + (argc > 1 ? argc : 0), sizeof(*run));
@@ -748,7 +784,17 @@ static int e2e_main(int argc, char **argv, const struct e2e_test *tests,
 			failed++;
 			continue;
 		}
-		failed += e2e_run_one(run[i], i + 1);
+		rc = e2e_run_one(run[i], i + 1);
+		failed += !!rc;
+		if (rc == 2) {
+			for (i++; i < nrun; i++, failed++)
+				e2e_line("not ok %zu - %s # not run: stopped by %s",
+					 i + 1, run[i] ? run[i]->name : argv[i + 1],
+					 e2e_bail_reason);
+			e2e_line("Bail out! %s", e2e_bail_reason);
+			bailed = 1;
+			break;
+		}
 	}
 	if (teardown) {
 		pid_t pid = fork();
@@ -765,7 +811,7 @@ static int e2e_main(int argc, char **argv, const struct e2e_test *tests,
 	}
 	e2e_diag("%zu tests, %d failed", nrun, failed);
 	free(run);
-	return failed ? 1 : 0;
+	return bailed ? E2E_EXIT_BAIL : failed ? 1 : 0;
 }
 
 #endif /* E2E_TEST_H */

@@ -101,6 +101,16 @@ class Evaluate(unittest.TestCase):
              Case('kernel_log_clean', 'FAIL', '[ 1.0] WARNING: at foo'),
              Case('run_complete', 'FAIL', 'boot 2: timed out')])
 
+    def test_bail_out(self) -> None:
+        """After a guest's "Bail out!", the tests of a boot that never came
+        say why they did not run."""
+        b1 = FakeBoot('ok 1 - a\nnot ok 2 - b # precondition (size == 0)\n'
+                      'not ok 3 - c # not run: stopped by b\nBail out! b: precondition (size == 0)\n'
+                      'e2e-init: poweroff\n')
+        self.assertEqual(results.evaluate(['a', 'b', 'c', 'd'], [b1])[2:4], [
+            Case('c', 'FAIL', 'not run: stopped by b'),
+            Case('d', 'FAIL', 'not run: the run stopped (b: precondition (size == 0))')])
+
     def test_unclean_exit(self) -> None:
         self.assertEqual(
             results.evaluate(['a'], [FakeBoot('ok 1 - a\n', returncode=1)]),

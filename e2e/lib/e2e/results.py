@@ -24,6 +24,9 @@ TAP_RE = re.compile(r'(?:^|\s)(not ok|ok) (\d+)(?: -)? ([^\s#]+)\s*(?:#\s?(.*))?
 
 STATUSES = ('PASS', 'FAIL', 'SKIP', 'ERROR')
 
+# A guest program that stopped its run (e2e_test.h's E2E_REQUIRE).
+BAIL_RE = re.compile(r'^Bail out! ?(.*)$', re.M)
+
 
 class Case(NamedTuple):
     """One result of a run: status PASS, FAIL, SKIP or ERROR."""
@@ -90,17 +93,23 @@ def find_reports(text: str) -> list[str]:
 def evaluate(expected: Sequence[str], boots: Sequence[Boot],
              extra_cases: Iterable[Case] = ()) -> list[Case]:
     """The cases of a run: every expected TAP test (missing: FAIL "did not
-    run"), a TAP test not in expected, extra_cases (host-side checks), then
+    run", or "not run: the run stopped (...)" after a guest's "Bail out!"
+    line), a TAP test not in expected, extra_cases (host-side checks), then
     kernel_log_clean (FAIL on any splat) and run_complete (FAIL unless
     every boot powered off by itself in time; FAIL with no boot)."""
     tap: dict[str, tuple[str, str]] = {}
+    bail = ''
     for vm in boots:
         for k, v in parse_tap(vm.text).items():
             if tap.get(k, ('',))[0] != 'FAIL':
                 tap[k] = v
+        m = BAIL_RE.search(vm.text)
+        if m and not bail:
+            bail = m.group(1).strip()
+    missing = ('FAIL', f'not run: the run stopped ({bail})' if bail else 'did not run')
     cases: list[Case] = []
     for name in expected:
-        status, reason = tap.get(name, ('FAIL', 'did not run'))
+        status, reason = tap.get(name, missing)
         cases.append(Case(name, status, reason))
     for name, (status, reason) in tap.items():
         if name not in expected:
