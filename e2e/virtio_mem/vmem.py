@@ -70,6 +70,13 @@ DEVICE_IDS = tuple(dev for dev, _block in DEVICES)
 # memory; the guest then checks a size that is still moving.
 SETTLE_SCALE = float(os.environ.get('VMEM_SETTLE_SCALE', '1'))
 
+# A "set ... stall" request gives up once the size has not moved for this
+# long (times SETTLE_SCALE): a driver that makes no progress on an idle
+# machine is waiting for its retry timer (50 s and more), which a healthy
+# kernel never needs there.  A broken unplug is then red in seconds, not at
+# the request's timeout.
+STALL_S = 20.0
+
 # x86_64 boots QEMU's q35 machine here, not kunit.py's pc.  virtio-mem-pci
 # has no MSI-X ("vectors" is not one of its properties), so its config
 # interrupt, which tells the driver of a new requested-size, is PCI INTx,
@@ -285,16 +292,24 @@ class Host:
     def cmd_set(self, dev: str, value: int, timeout: float, *flags: str) -> str:
         """qom-set requested-size, then wait until size reaches it: "ok
         <size> <ms>" (flag ev: and the MEMORY_DEVICE_SIZE_CHANGE event,
-        " ev=<ms>" or " ev=none"), "timeout <size> <ms>", "error <QEMU's text>"."""
+        " ev=<ms>" or " ev=none"), "timeout <size> <ms>", "error <QEMU's text>";
+        flag stall: "stalled <size> <ms>" once size stood still for STALL_S."""
         self.q.clear_events(lambda e: bool(e.get('data', {}).get('id') == dev))
         t0 = time.monotonic()
         err = self._set(dev, value)
         if err is not None:
             return f'error {err}'
+        stall = STALL_S * SETTLE_SCALE if 'stall' in flags else None
         size = self.size(dev)
+        last, moved = size, t0
         while size != value and time.monotonic() - t0 < timeout:
             time.sleep(0.02)
             size = self.size(dev)
+            now = time.monotonic()
+            if size != last:
+                last, moved = size, now
+            elif stall is not None and now - moved >= stall:
+                return f'stalled {size} {(now - t0) * 1e3:.0f}'
         ms = (time.monotonic() - t0) * 1e3
         if size != value:
             return f'timeout {size} {ms:.0f}'
@@ -375,7 +390,7 @@ COMMANDS: dict[str, Command] = {
     'hello': Command(Host.cmd_hello, (int,)),
     'info': Command(Host.cmd_info),
     'query': Command(Host.cmd_query, (device,)),
-    'set': Command(Host.cmd_set, (device, int, float), frozenset({'ev'})),
+    'set': Command(Host.cmd_set, (device, int, float), frozenset({'ev', 'stall'})),
     'request': Command(Host.cmd_request, (device, int)),
     'settle': Command(Host.cmd_settle, (device, int, float, float)),
     'wait': Command(Host.cmd_wait, (device, float)),

@@ -102,7 +102,7 @@ class Table(unittest.TestCase):
             'hello': 1, 'info': 0, 'query': 1, 'set': 3, 'request': 2, 'settle': 4,
             'wait': 2, 'reboot': 0})
         self.assertEqual({n: sorted(c.flags) for n, c in vmem.COMMANDS.items() if c.flags},
-                         {'set': ['ev']})
+                         {'set': ['ev', 'stall']})
 
 
 class Dispatch(unittest.TestCase):
@@ -143,6 +143,49 @@ class Dispatch(unittest.TestCase):
             self.assertGreaterEqual(took, least)
             self.assertLess(took, least + 1.0)
 
+    def stuck_at(self, q: FakeQmp, dev: str, sizes: list[int]) -> None:
+        """dev's size goes through sizes, one per query, then stays at
+        the last one; qom-set only sets requested-size."""
+        plain = q.cmd
+
+        def slow(name: str, **args: Any) -> Any:
+            if name == 'qom-set':
+                q.dev[dev]['requested-size'] = args['value']
+                return {}
+            if name == 'query-memory-devices' and len(sizes) > 1:
+                sizes.pop(0)
+                q.dev[dev]['size'] = sizes[0]
+            return plain(name, **args)
+        q.dev[dev]['size'] = sizes[0]
+        q.cmd = slow  # type: ignore[method-assign]
+
+    def test_stall(self) -> None:
+        """set ... stall: "stalled" once the size stood still for
+        STALL_S x SETTLE_SCALE, long before the timeout; without the
+        flag the same device waits the whole timeout."""
+        q = FakeQmp()
+        self.stuck_at(q, 'vm0', [3 * GiB, 2 * GiB])
+        h = host(q)
+        with mock.patch.object(vmem, 'STALL_S', 0.2), mock.patch.object(vmem, 'SETTLE_SCALE', 2.0):
+            t0 = time.monotonic()
+            ans = h.dispatch(['set', 'vm0', '0', '30', 'stall']) or ''
+            took = time.monotonic() - t0
+            self.assertRegex(ans, r'^stalled 2147483648 \d+$')
+            self.assertGreaterEqual(took, 0.4)
+            self.assertLess(took, 3.0)
+            t0 = time.monotonic()
+            ans = h.dispatch(['set', 'vm0', '0', '1.0']) or ''
+            self.assertRegex(ans, r'^timeout 2147483648 \d+$')
+            self.assertGreaterEqual(time.monotonic() - t0, 1.0)
+
+    def test_moving_size_is_no_stall(self) -> None:
+        """A size that keeps moving reaches its target under stall."""
+        q = FakeQmp()
+        steps = [3 * GiB - i * 128 * MiB for i in range(25)] + [0]
+        self.stuck_at(q, 'vm0', steps)
+        with mock.patch.object(vmem, 'STALL_S', 0.5):
+            self.assertRegex(host(q).dispatch(['set', 'vm0', '0', '30', 'stall']) or '', r'^ok 0 \d+$')
+
     def test_qemu_refusal_is_an_answer(self) -> None:
         """QEMU's error text reaches the guest (bad_requests checks it)."""
         self.assertEqual(host().dispatch(['set', 'vm0', '3145728', '10']),
@@ -156,7 +199,7 @@ class Dispatch(unittest.TestCase):
                 (['query'], 'query takes 1 argument(s), got 0'),
                 (['query', 'vm0', 'vm1'], 'query takes 1 argument(s), got 2'),
                 (['info', 'x'], 'info takes 0 argument(s), got 1'),
-                (['set', 'vm0', '1'], 'set takes 3 argument(s) and flags ev, got 2'),
+                (['set', 'vm0', '1'], 'set takes 3 argument(s) and flags ev stall, got 2'),
                 (['set', 'vm0', '1', '2', 'fast'], 'set: unknown flag(s) fast'),
                 (['query', 'vm9'], "query: no device 'vm9' (vm0, vm1)"),
                 (['set', 'vm0', '1G', '5'], "set: invalid literal for int() with base 10: '1G'"),
