@@ -89,7 +89,7 @@ e2e-x86_64 e2e-arm64: deps
 	 scripts/cells.sh judge e2e $$a || rc=1; exit $$rc
 .PHONY: e2e-x86_64 e2e-arm64
 
-## test (= gate): the pre-commit gate: host selftest, KUnit + end-to-end on both arches, one verdict (TREE=<checkout> [REV=<commit>|STAGED=1]: on your own kernel checkout)
+## test (= gate): the pre-commit gate: host selftest, KUnit, end-to-end and the cells' conformance suites on the cells (default: every tree on x86_64; CELLS=all: both arches), one verdict (TREE=<checkout> [REV=<commit>|STAGED=1]: on your own kernel checkout)
 test: gate
 gate: deps
 	@scripts/gate.sh

@@ -18,7 +18,7 @@
 #            conformance/guest/init as /kgate/init
 #
 # FSTESTS_SRC defaults to the snapshot in ../shared/external/ (next to this
-# checkout, or /work/shared/external).  Without one, the script stops with
+# checkout).  Without one, the script stops with
 # one line that says where to get fstests.
 set -euo pipefail
 
@@ -45,7 +45,7 @@ fstests_src() {
 		echo "$FSTESTS_SRC"
 		return
 	fi
-	for s in "$REPO"/../shared/external/fstests-*.tar.gz /work/shared/external/fstests-*.tar.gz; do
+	for s in "$REPO"/../shared/external/fstests-*.tar.gz; do
 		[ -f "$s" ] && { readlink -f "$s"; return; }
 	done
 	echo "rootfs: no fstests: clone git://git.kernel.org/pub/scm/fs/xfs/xfstests-dev.git (or a tarball of it) and run with FSTESTS_SRC=<that dir or tarball>" >&2
