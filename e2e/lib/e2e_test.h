@@ -114,38 +114,24 @@ static void e2e_vreason(const char *file, int line, const char *fmt,
 	}
 }
 
-static __attribute__((noreturn, format(printf, 3, 4)))
-void e2e_fail_at(const char *file, int line, const char *fmt, ...)
+/* Give the reason, end the test with exit code: 1 (failed),
+ * E2E_EXIT_SKIP or E2E_EXIT_BAIL (see the harness). */
+static __attribute__((noreturn, format(printf, 4, 5)))
+void e2e_exit_at(int code, const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	e2e_vreason(file, line, fmt, ap);
 	va_end(ap);
-	_exit(1);
+	_exit(code);
 }
 
-static __attribute__((noreturn, format(printf, 3, 4)))
-void e2e_skip_at(const char *file, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	e2e_vreason(file, line, fmt, ap);
-	va_end(ap);
-	_exit(E2E_EXIT_SKIP);
-}
-
-static __attribute__((noreturn, format(printf, 3, 4)))
-void e2e_bail_at(const char *file, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	e2e_vreason(file, line, fmt, ap);
-	va_end(ap);
-	_exit(E2E_EXIT_BAIL);
-}
+#define e2e_fail_at(file, line, ...) e2e_exit_at(1, file, line, __VA_ARGS__)
+#define e2e_skip_at(file, line, ...) \
+	e2e_exit_at(E2E_EXIT_SKIP, file, line, __VA_ARGS__)
+#define e2e_bail_at(file, line, ...) \
+	e2e_exit_at(E2E_EXIT_BAIL, file, line, __VA_ARGS__)
 
 #define E2E_FAIL(fmt, ...) e2e_fail_at(__FILE__, __LINE__, fmt, ##__VA_ARGS__)
 #define E2E_SKIP(fmt, ...) e2e_skip_at(__FILE__, __LINE__, fmt, ##__VA_ARGS__)
