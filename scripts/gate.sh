@@ -2,8 +2,9 @@
 # The pre-commit gate: the host selftest, then for each tree its patched
 # tree, and for each of its cells (tree x arch) KUnit, the end-to-end runs
 # and the conformance sections kunit/SUITES names for the cell (fstests'
-# overlay quick group), then one verdict (scripts/gate.py).  Every cell runs even when an
-# earlier one failed, so the summary covers them all.
+# overlay smoke tier, conformance/fstests/smoke), then one verdict
+# (scripts/gate.py).  Every cell runs even when an earlier one failed, so
+# the summary covers them all.
 #
 #   [CELLS="6.1/x86_64 ..."|CELLS=all] [TREES=...] [ARCHES=...] scripts/gate.sh
 #
@@ -84,7 +85,7 @@ selftest &
 selftest_pid=$!
 
 # conf_suites <cell> <arch>: the conformance suites kunit/SUITES expects of
-# that cell (kind conf); the fstests ones run on the quick group, against
+# that cell (kind conf); the fstests ones run the smoke tier, against
 # the committed baseline (make conformance runs them all, on the whole
 # group).
 conf_suites() {
@@ -134,7 +135,7 @@ for t in "${trees[@]}"; do
 		conf=$(conf_suites "$cell" "$arch")
 		if [ -n "$conf" ]; then
 			t0=$(date +%s)
-			CONF_SUITES=$suites FSTESTS_GROUP=quick "$REPO/scripts/conformance.sh" --reuse "$arch"
+			CONF_SUITES=$suites FSTESTS_GROUP=smoke "$REPO/scripts/conformance.sh" --reuse "$arch"
 			echo "gate: conformance $cell ($conf) took $(( $(date +%s) - t0 )) s"
 		fi
 	done

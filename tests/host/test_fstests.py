@@ -1,7 +1,12 @@
 """e2e/lib/e2e/fstests.py: fstests' xunit report, the known-results files
 and the judgement of a run against the baseline."""
+import importlib.machinery
+import importlib.util
+import os
 import unittest
+from typing import Any
 
+from common import REPO, TempDirTest
 from e2e.fstests import KnownError, Result, format_known, judge, parse_xunit, read_known
 
 XML = '''<?xml version="1.0" encoding="UTF-8"?>
@@ -123,3 +128,37 @@ class Judge(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class SmokeTier(TempDirTest):
+    """conformance/fstests/host's "smoke" group: the list in
+    conformance/fstests/smoke, each test of which fstests must have."""
+
+    def host(self) -> Any:
+        loader = importlib.machinery.SourceFileLoader(
+            'fstests_host', os.path.join(REPO, 'conformance', 'fstests', 'host'))
+        spec = importlib.util.spec_from_loader('fstests_host', loader)
+        assert spec is not None
+        mod = importlib.util.module_from_spec(spec)
+        loader.exec_module(mod)
+        return mod
+
+    def group_list(self, *tests: str) -> str:
+        self.write('fst/tests/overlay/group.list',
+                   ''.join(f'{t} auto quick\n' for t in tests))
+        return self.path('fst')
+
+    def test_the_list(self) -> None:
+        host = self.host()
+        names = host.smoke_list()
+        self.assertIn('overlay/018', names)          # kept mutant conf_fstests-index-two-links-not-indexed
+        self.assertEqual(len(names), len(set(names)))
+        fst = self.group_list(*(n.split('/')[1] for n in names), '001')
+        self.assertEqual(host.select(fst, 'smoke'), names)
+        self.assertEqual(len(host.select(fst, 'quick')), len(names) + 1)
+
+    def test_a_test_fstests_lacks(self) -> None:
+        host = self.host()
+        fst = self.group_list('001', '018')
+        with self.assertRaisesRegex(host.E2EError, 'names tests this fstests does not have: overlay/014'):
+            host.select(fst, 'smoke')
