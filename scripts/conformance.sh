@@ -53,8 +53,8 @@ export KGATE_ROOT=$ROOT
 CONF_SUITES=${CONF_SUITES:-$REPO/conformance/SUITES}
 cell=${KGATE_USER_TREE:+$arch}
 cell=${cell:-$KGATE_TREE/$arch}
-suites=$(sed 's/#.*//' "$CONF_SUITES" | awk -v c="$cell" -v a="$arch" '
-	$2 == "conf" { for (i = 3; i <= NF; i++) if ($i == c || $i == a) { print $1; break } }' | paste -sd' ')
+suites=$(python3 "$REPO/scripts/suites.py" --file "$CONF_SUITES" conf "$cell") || exit 2
+suites=${suites//$'\n'/ }
 if [ $mode = baseline ]; then
 	secs=${SECTIONS:-$(sed -e 's/#.*//' "$REPO/conformance/fstests/sections" | awk 'NF { print $1 }')}
 	suites=$(for s in $secs; do echo "fstests_overlay_$s"; done | paste -sd' ')

@@ -29,10 +29,7 @@ cross=$(arch_cross "$arch")
 results=$BUILD/results
 mkdir -p "$results"
 
-suites=$(awk -v cell="$KGATE_TREE/$arch" -v a="$arch" '
-	/^#/ || NF < 2 || $1 !~ /_prop$/ || $2 != "kunit" { next }
-	{ on = NF == 2; for (i = 3; i <= NF; i++) if ($i == cell || $i == a) on = 1 }
-	on { print $1 }' "$REPO/kunit/SUITES")
+suites=$(python3 "$REPO/scripts/suites.py" --suffix _prop kunit "$KGATE_TREE/$arch") || exit 2
 if [ -z "$suites" ]; then
 	echo "fuzz: kunit/SUITES names no property suite (*_prop) for $KGATE_TREE/$arch" >&2
 	echo "0 passed, 1 failed"

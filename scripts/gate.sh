@@ -84,14 +84,12 @@ selftest() {
 selftest &
 selftest_pid=$!
 
-# conf_suites <cell> <arch>: the conformance suites kunit/SUITES expects of
+# conf_suites <cell>: the conformance suites kunit/SUITES expects of
 # that cell (kind conf); the fstests ones run the smoke tier, against
 # the committed baseline (make conformance runs them all, on the whole
 # group).
 conf_suites() {
-	sed 's/#.*//' "$suites" | awk -v c="$1" -v a="$2" '
-		$2 == "conf" { for (i = 3; i <= NF; i++) if ($i == c || $i == a) { print $1; break } }' |
-		paste -sd' '
+	python3 "$REPO/scripts/suites.py" --file "$suites" conf "$1" | paste -sd' '
 }
 
 # tree_arches <tree>: the arches of that tree's cells.
@@ -132,7 +130,7 @@ for t in "${trees[@]}"; do
 		"$REPO/scripts/kunit.sh" "$arch"       # writes $BUILD/results/$arch.{json,rc,log}
 		echo "gate: kunit $cell took $(( $(date +%s) - t0 )) s"
 		"$REPO/scripts/e2e.sh" --reuse "$arch"
-		conf=$(conf_suites "$cell" "$arch")
+		conf=$(conf_suites "$cell")
 		if [ -n "$conf" ]; then
 			t0=$(date +%s)
 			CONF_SUITES=$suites FSTESTS_GROUP=smoke "$REPO/scripts/conformance.sh" --reuse "$arch"

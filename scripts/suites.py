@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""The suites a SUITES file expects of one cell, of one kind: the one
+parser of kunit/SUITES (scripts/gate.py's read_suites and load_expected)
+for the shell scripts too.
+
+    scripts/suites.py [--file SUITES] [--suffix S] KIND CELL
+
+KIND: kunit, e2e, conf, tree or host; CELL: <tree>/<arch> or a bare arch.
+Prints the names, one a line, in the file's order (--suffix: only those
+ending in S, e.g. _prop).  A suite that names no arch runs on every cell.
+Exit code 2, with the line at fault, on a malformed file.
+"""
+import argparse
+import os
+import sys
+from typing import Sequence
+
+import gate
+
+
+def expected(path: str, kind: str, cell: str, suffix: str = '') -> list[str]:
+    """The suites of that kind the file expects of cell."""
+    want = gate.load_expected(path, [cell], [kind])
+    where = {'host': gate.HOST, 'tree': gate.tree_where(gate.split_cell(cell)[0])}.get(kind, cell)
+    return [s for s in want.get(where, []) if s.endswith(suffix)]
+
+
+def main(argv: Sequence[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--file', default=os.path.join(gate.REPO, 'kunit', 'SUITES'))
+    ap.add_argument('--suffix', default='')
+    ap.add_argument('kind', choices=gate.KINDS)
+    ap.add_argument('cell')
+    args = ap.parse_args(argv)
+    try:
+        names = expected(args.file, args.kind, args.cell, args.suffix)
+    except (OSError, ValueError) as err:
+        print(f'suites: {err}', file=sys.stderr)
+        return 2
+    for n in names:
+        print(n)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
