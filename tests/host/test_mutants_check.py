@@ -1,7 +1,9 @@
 """scripts/mutants_check.py (the mutants_apply suite, the content key, the
 verdict record), on a toy tree with a toy series.  No kernel, no QEMU."""
+import glob
 import json
 import os
+import re
 
 from common import REPO, TempDirTest, run
 
@@ -126,3 +128,13 @@ class MutantsApply(TempDirTest):
         mutants_check.record(self.path('mutants'), 'a_test-returns-zero', 'survived', 'x86_64', key)
         _rc, out, _doc = self.check()
         self.assertIn('; 1 not killed', out)
+
+
+class MutantNames(TempDirTest):
+    def test_no_patch_number_in_a_name(self) -> None:
+        """A kept mutant is named by what it breaks or by the upstream
+        commit it reverts, never by a patch number, which changes when a
+        series is reordered (revert-0013 on 6.1 was revert-0011 on 6.12)."""
+        for path in glob.glob(os.path.join(REPO, 'mutants', '*', '*.patch')):
+            with self.subTest(mutant=os.path.relpath(path, REPO)):
+                self.assertIsNone(re.search(r'-\d{4}-', os.path.basename(path)))
