@@ -38,17 +38,5 @@ kgate_need_kernel soak "$arch"
 t0=$(date +%s)
 E2E_TIMEOUT=${E2E_TIMEOUT:-7200} python3 "$REPO/e2e/virtio_mem/soak" "$arch"
 echo "soak: $(( $(date +%s) - t0 )) s"
-PYTHONPATH=$REPO/e2e/lib python3 - "$results/e2e-virtio_mem_soak-$arch.json" "$results/e2e-virtio_mem_soak-$arch.log" <<'PY'
-import json, sys
-from e2e.results import find_reports
-doc = json.load(open(sys.argv[1]))
-cases = doc['test_cases']
-# the debug kernel's reports that do not panic (lockdep) count too
-hits = find_reports(open(sys.argv[2], errors='replace').read())
-cases.append({'name': 'debug_reports', 'status': 'FAIL' if hits else 'PASS'})
-if hits:
-    print(f'soak: kernel report: {hits[0]}')
-failed = sum(c['status'] not in ('PASS', 'SKIP') for c in cases)
-print(f'{len(cases) - failed} passed, {failed} failed')
-sys.exit(1 if failed else 0)
-PY
+"$REPO/scripts/results_json.py" add-reports "$results/e2e-virtio_mem_soak-$arch.json" \
+	"$results/e2e-virtio_mem_soak-$arch.log"

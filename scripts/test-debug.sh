@@ -61,28 +61,8 @@ for cell in $cells; do
 		# this run's (gate.py would count them)
 		rm -f "$results"/e2e-*-"$arch".json "$results"/e2e-*-"$arch".log
 	fi
-	PYTHONPATH=$REPO/e2e/lib python3 - "$results/e2e-debug_kernel_log-$arch.json" "$arch" "${logs[@]}" <<'EOF'
-import json, re, sys
-from e2e.results import find_reports
-out, arch, logs = sys.argv[1], sys.argv[2], sys.argv[3:]
-cases = []
-for path in logs:
-    try:
-        text = open(path, errors='replace').read()
-    except OSError:
-        cases.append({'name': path.rsplit('/', 1)[-1], 'status': 'FAIL', 'log': 'missing'})
-        continue
-    hits = find_reports(text)
-    # lockdep's own banner at boot is not a report
-    hits = [h for h in hits if 'Lock dependency validator' not in h]
-    c = {'name': re.sub(r'\W', '_', path.rsplit('/', 1)[-1]), 'status': 'FAIL' if hits else 'PASS'}
-    if hits:
-        c['log'] = hits[0]
-        print(f'test-debug: report in {path}: {hits[0]}')
-    cases.append(c)
-json.dump({'name': 'debug_kernel_log', 'arch': arch, 'sub_groups': [], 'test_cases': cases},
-          open(out, 'w'))
-EOF
+	"$REPO/scripts/results_json.py" logs debug_kernel_log "$arch" \
+		"$results/e2e-debug_kernel_log-$arch.json" "${logs[@]}" | sed 's/^/test-debug: /'
 done
 
 suites=$(mktemp)

@@ -205,23 +205,7 @@ printf '%s\n' "${now[@]}" | sed '/^$/d' >"$LIST"
 } >"$SYNC"
 # The same as a per-tree suite of the gate (kunit/SUITES: series_sync, kind tree).
 mkdir -p "$BUILD/results"
-python3 - "$SYNC" "$BUILD/results/tree-series_sync.json" <<'PY'
-import json, os, sys
-why = {'same': '', 'differs': 'kunit/ differs from the series: run make series',
-       'new': 'in kunit/ but not in the series: add it with the patch that builds it',
-       'missing': 'a test file of the series that kunit/ lacks: run make series'}
-cases = []
-for line in open(sys.argv[1], encoding='utf-8'):
-    state, path = line.rstrip('\n').split(' ', 1)
-    case = {'name': path, 'status': 'PASS' if state == 'same' else 'FAIL'}
-    if why[state]:
-        case['log'] = why[state]
-    cases.append(case)
-doc = {'name': 'series_sync', 'sub_groups': [], 'test_cases': cases}
-with open(sys.argv[2] + '.tmp', 'w', encoding='utf-8') as f:
-    json.dump(doc, f, indent=2)
-os.replace(sys.argv[2] + '.tmp', sys.argv[2])
-PY
+"$REPO/scripts/results_json.py" sync "$SYNC" "$BUILD/results/tree-series_sync.json"
 if grep -qv '^same ' "$SYNC"; then
 	grep -v '^same ' "$SYNC" | sed 's/^/tree: kunit\/ and patches\/ differ: /' >&2
 	echo "tree: the run tests kunit/ as it is; 'make series' folds it into patches/ (the gate stays red until then)" >&2
