@@ -58,9 +58,9 @@ if [ -n "$(git -C "$KTREE" status --porcelain --untracked-files=no)" ]; then
 	exit 1
 fi
 
-# The content key of the tree the mutants run on (HEAD and kunit/ do not
-# change while they run: each mutant is a work-tree edit).
-key=$("$REPO/scripts/mutants_check.py" key "$KTREE" --kunit "$KUNIT_SRC") || exit 2
+# The content key of the tree the mutants run on (HEAD, kunit/ and the
+# kunitconfig do not change while they run: each mutant is a work-tree edit).
+key=$("$REPO/scripts/mutants_check.py" key "$KTREE" --kunit "$KUNIT_SRC" --config "$REPO/kunitconfig") || exit 2
 verdict() { "$REPO/scripts/mutants_check.py" record "$REPO/mutants/$KGATE_TREE" "$name" "$1" "$arch" "$key"; }
 
 applied=

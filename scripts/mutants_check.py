@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The kept mutants of a tree against that tree, in seconds, no build.
 
-    scripts/mutants_check.py apply KTREE MUTANTS_DIR [--json PATH] [--kunit DIR] [--series FILE]
-    scripts/mutants_check.py key KTREE [--kunit DIR]
+    scripts/mutants_check.py apply KTREE MUTANTS_DIR [--json PATH] [--kunit DIR] [--config FILE]...
+                                 [--series FILE]
+    scripts/mutants_check.py key KTREE [--kunit DIR] [--config FILE]...
     scripts/mutants_check.py record MUTANTS_DIR NAME VERDICT ARCH KEY
 
 apply: `git apply --check` of every MUTANTS_DIR/*.patch on the patched tree
@@ -16,9 +17,10 @@ reads).  Then one line: how many kept mutants have no verdict of
 claims not checked since the tree's code last changed.  Exit code 1 iff a
 mutant does not apply.
 
-key: the content key of the tree: its HEAD's tree object and the test files
-of kunit/<tree>/ (--kunit; the gate lays them over the tree), one SHA-1.
-The same content gives the same key on every machine.
+key: the content key of the tree: its HEAD's tree object, the test files
+of kunit/<tree>/ (--kunit; the gate lays them over the tree) and the
+kernel config fragments it is built with (--config: kunitconfig), one
+SHA-1.  The same content gives the same key on every machine.
 
 record: set NAME's line in MUTANTS_DIR/VERDICTS ("<name> <verdict> <arch>
 <key>", sorted), the file `make mutants` keeps committed next to the
@@ -65,13 +67,17 @@ def kunit_files(kunit: Optional[str]) -> list[str]:
     return sorted(out)
 
 
-def content_key(tree: str, kunit: Optional[str]) -> str:
-    """SHA-1 of HEAD's tree object and of kunit's files (path, content)."""
+def content_key(tree: str, kunit: Optional[str], configs: Sequence[str] = ()) -> str:
+    """SHA-1 of HEAD's tree object, of kunit's files (path, content) and
+    of the config fragments (content, in order)."""
     h = hashlib.sha1()
     h.update(git(tree, 'rev-parse', 'HEAD^{tree}').stdout.strip().encode() + b'\n')
     for rel in kunit_files(kunit):
         with open(os.path.join(kunit or '', rel), 'rb') as f:
             h.update(rel.encode() + b'\0' + hashlib.sha1(f.read()).hexdigest().encode() + b'\n')
+    for cfg in configs:
+        with open(cfg, 'rb') as f:
+            h.update(b'config\0' + hashlib.sha1(f.read()).hexdigest().encode() + b'\n')
     return h.hexdigest()
 
 
@@ -156,7 +162,8 @@ def record(mdir: str, name: str, verdict: str, arch: str, key: str) -> None:
     os.replace(path + '.tmp', path)
 
 
-def check(tree: str, mdir: str, kunit: Optional[str], series: Optional[str]) -> tuple[list[Case], int]:
+def check(tree: str, mdir: str, kunit: Optional[str], series: Optional[str],
+          configs: Sequence[str] = ()) -> tuple[list[Case], int]:
     """(one case per mutant, how many have no kill on the current key)."""
     mutants = sorted(glob.glob(os.path.join(mdir, '*.patch')))
     names: Optional[list[tuple[str, str]]] = None
@@ -171,7 +178,7 @@ def check(tree: str, mdir: str, kunit: Optional[str], series: Optional[str]) -> 
             names = series_names(tree, series)
         first = (p.stderr.strip().splitlines() or ['?'])[0]
         cases.append(Case(name, 'FAIL', f'does not apply ({first}); {mover(tree, m, names)}'))
-    key = content_key(tree, kunit)
+    key = content_key(tree, kunit, configs)
     verdicts = read_verdicts(mdir)
     stale = sum(1 for c in cases if verdicts.get(c.name, ('', '', ''))[::2] != ('killed', key))
     return cases, stale
@@ -187,22 +194,24 @@ def main(argv: Sequence[str]) -> int:
     a.add_argument('--json')
     a.add_argument('--kunit')
     a.add_argument('--series')
+    a.add_argument('--config', action='append', default=[])
     k = sub.add_parser('key')
     k.add_argument('tree')
     k.add_argument('--kunit')
+    k.add_argument('--config', action='append', default=[])
     r = sub.add_parser('record')
     for arg in ('mutants', 'name', 'verdict', 'arch', 'key'):
         r.add_argument(arg)
     args = ap.parse_args(argv)
     if args.cmd == 'key':
-        print(content_key(args.tree, args.kunit))
+        print(content_key(args.tree, args.kunit, args.config))
         return 0
     if args.cmd == 'record':
         record(args.mutants, args.name, args.verdict, args.arch, args.key)
         return 0
     cases, stale = check(os.path.abspath(args.tree), os.path.abspath(args.mutants),
                          args.kunit and os.path.abspath(args.kunit),
-                         args.series and os.path.abspath(args.series))
+                         args.series and os.path.abspath(args.series), args.config)
     if args.json:
         write_json(args.json, results_doc(SUITE, None, cases))
     bad = [c for c in cases if c.status != 'PASS']

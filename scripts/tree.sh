@@ -216,5 +216,5 @@ fi
 # cannot run it: a per-tree suite (mutants_apply, kind tree), seconds.  The
 # line after it counts the mutants whose last kill was on other code.
 "$REPO/scripts/mutants_check.py" apply "$KTREE" "$REPO/mutants/$KGATE_TREE" \
-	--kunit "$KUNIT_SRC" --series "$PATCHES/series" \
+	--kunit "$KUNIT_SRC" --config "$REPO/kunitconfig" --series "$PATCHES/series" \
 	--json "$BUILD/results/tree-mutants_apply.json" | sed 's/^/tree: /' || true

@@ -108,7 +108,11 @@ class MutantsApply(TempDirTest):
         k2 = mutants_check.content_key(self.path('linux'), self.path('kunit'))
         self.commit('c: x is two', '/* a */\n' + A_C.replace('x = 1', 'x = 2'))
         k3 = mutants_check.content_key(self.path('linux'), self.path('kunit'))
-        self.assertEqual(len({k1, k2, k3}), 3)
+        cfg = self.write('kunitconfig', 'CONFIG_A=y\n')
+        k4 = mutants_check.content_key(self.path('linux'), self.path('kunit'), [cfg])
+        self.write('kunitconfig', 'CONFIG_A=y\nCONFIG_B=y\n')
+        k5 = mutants_check.content_key(self.path('linux'), self.path('kunit'), [cfg])
+        self.assertEqual(len({k1, k2, k3, k4, k5}), 5)
 
     def test_stale_count(self) -> None:
         """0 once make mutants recorded a kill on this key; 1 again after
