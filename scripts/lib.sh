@@ -19,6 +19,17 @@ KGATE_TREES="6.1 6.12"
 # ARCHES=arm64, CELLS=6.12/arm64, ...; see README.md).
 KGATE_CELLS="6.1/x86_64 6.12/x86_64"
 
+# kgate_source_line <tree>: the apt line that offers linux-source-<tree>,
+# for a tree whose package the machine's own apt sources do not carry
+# (scripts/source.sh fetches it through a list of the project's own);
+# status 1 for a tree installed from the system's sources.
+kgate_source_line() {
+	case $1 in
+	7.3) echo "deb http://deb.debian.org/debian trixie-backports main" ;;
+	*) return 1 ;;
+	esac
+}
+
 # tree_known <tree>: true for a tree this project has a series for.
 tree_known() {
 	case " $KGATE_TREES " in *" $1 "*) return 0 ;; *) return 1 ;; esac
