@@ -16,13 +16,18 @@ export CELLS TREES ARCHES
 ALL_TREES = $(or $(TREES),$(shell . scripts/lib.sh && echo $$KGATE_TREES))
 SUITES ?= $(CURDIR)/kunit/SUITES
 
-# TREE=<checkout>: gate that kernel checkout (its HEAD, REV=<commit>, or its
-# staged state with STAGED=1) instead of the tarball's tree; the checkout is
-# never written to (scripts/usertree.sh).  Its own build dir:
-# $(BUILD)/tree-<its path, / as ->, laid out as build/ so that ccache hits.
-# The scripts' own tree variable is KTREE: TREE never reaches them.
-ifneq ($(strip $(TREE)),)
-KGATE_USER_TREE := $(shell realpath -m -- '$(TREE)')
+# KERNEL_CHECKOUT=<checkout>: gate that kernel checkout (its HEAD,
+# REV=<commit>, or its staged state with STAGED=1) instead of the tarball's
+# tree; the checkout is never written to (scripts/usertree.sh).  Its own
+# build dir: $(BUILD)/tree-<its path, / as ->, laid out as build/ so that
+# ccache hits.  The scripts' own tree variable is KTREE.
+# TREE= was its name until 2026-12-06, too close to TREES=: refused with
+# the new name.
+ifeq ($(origin TREE),command line)
+$(error TREE= is now KERNEL_CHECKOUT= (a kernel checkout of yours to gate), not to be confused with TREES= (6.1, 6.12): make $(or $(MAKECMDGOALS),all) KERNEL_CHECKOUT=$(TREE))
+endif
+ifneq ($(strip $(KERNEL_CHECKOUT)),)
+KGATE_USER_TREE := $(shell realpath -m -- '$(KERNEL_CHECKOUT)')
 override BUILD := $(BUILD)/tree-$(subst /,-,$(patsubst /%,%,$(KGATE_USER_TREE)))
 export KGATE_USER_TREE
 ifneq ($(REV),)
@@ -33,13 +38,13 @@ export KGATE_USER_INDEX := $(shell git -C '$(KGATE_USER_TREE)' rev-parse --path-
 endif
 NOT_FOR_TREE := $(filter series checkpatch buildcheck amcheck mutants bench,$(MAKECMDGOALS))
 ifneq ($(NOT_FOR_TREE),)
-$(error TREE=<checkout> is for make test, all, tree, kunit-<arch>, e2e-<arch>, install-hook, uninstall-hook; make $(NOT_FOR_TREE) works on the tarball's tree)
+$(error KERNEL_CHECKOUT=<checkout> is for make test, all, tree, kunit-<arch>, e2e-<arch>, install-hook, uninstall-hook; make $(NOT_FOR_TREE) works on the tarball's tree)
 endif
 else
 override KGATE_USER_TREE :=
 unexport KGATE_USER_TREE KGATE_REV KGATE_USER_INDEX
 endif
-unexport TREE
+unexport TREE KERNEL_CHECKOUT
 export BUILD
 
 DEPS_STAMP := $(BUILD)/.deps-ok
@@ -71,7 +76,7 @@ $(DEPS_STAMP): scripts/deps.sh
 	@scripts/deps.sh
 	@mkdir -p $(BUILD) && touch $@
 
-## tree: import linux-source-<tree> into build/<tree>/linux, apply patches/<tree>/, install kunit/<tree>/, for each tree of the cells (TREE=<checkout>: its series on that checkout, in build/tree-<path>/linux)
+## tree: import linux-source-<tree> into build/<tree>/linux, apply patches/<tree>/, install kunit/<tree>/, for each tree of the cells (KERNEL_CHECKOUT=<checkout>: its series on that checkout, in build/tree-<path>/linux)
 tree: deps
 	@scripts/cells.sh tree
 
@@ -89,7 +94,7 @@ e2e-x86_64 e2e-arm64: deps
 	 scripts/cells.sh judge e2e $$a || rc=1; exit $$rc
 .PHONY: e2e-x86_64 e2e-arm64
 
-## test (= gate): the pre-commit gate: host selftest, KUnit, end-to-end and the cells' conformance suites on the cells (default: every tree on x86_64; CELLS=all: both arches), one verdict (TREE=<checkout> [REV=<commit>|STAGED=1]: on your own kernel checkout)
+## test (= gate): the pre-commit gate: host selftest, KUnit, end-to-end and the cells' conformance suites on the cells (default: every tree on x86_64; CELLS=all: both arches), one verdict (KERNEL_CHECKOUT=<checkout> [REV=<commit>|STAGED=1]: on your own kernel checkout)
 test: gate
 gate: deps
 	@scripts/gate.sh
@@ -113,7 +118,7 @@ conformance: deps tree
 conformance-baseline: deps tree
 	@scripts/cells.sh kunit $(CONF_ARCH) || true; scripts/cells.sh conf-baseline $(CONF_ARCH)
 
-## install-hook: a git hook running the gate on what is committed or pushed (HOOK=pre-push default, HOOK=pre-commit; TREE=<checkout>, default this repository)
+## install-hook: a git hook running the gate on what is committed or pushed (HOOK=pre-push default, HOOK=pre-commit; KERNEL_CHECKOUT=<checkout>, default this repository)
 install-hook:
 	@scripts/hook.sh install $(or $(HOOK),pre-push) '$(or $(KGATE_USER_TREE),$(CURDIR))' \
 		$(if $(filter command line environment,$(origin ARCHES)),$(ARCHES))

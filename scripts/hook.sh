@@ -14,7 +14,7 @@
 #  - pre-commit: the staged state (the index git is committing: the
 #    GIT_INDEX_FILE git hands the hook);
 #  - pre-push: each commit pushed (from the hook's stdin).
-# For a kernel checkout that is "make test TREE=<checkout>" (the checkout is
+# For a kernel checkout that is "make test KERNEL_CHECKOUT=<checkout>" (the checkout is
 # never written to; scripts/usertree.sh); for this repository itself, the
 # staged or pushed state is checked out in a throwaway copy,
 # build/hook-self/kgate, whose own "make test" runs.  Red blocks, names the
@@ -109,9 +109,9 @@ gate() {
 		copy=$(self_copy "$rev") || { echo "gate: cannot check out the state to gate"; return 1; }
 		make -s --no-print-directory -C "$copy" test ${arches:+ARCHES="$arches"}
 	elif [ -n "$rev" ]; then
-		make -s --no-print-directory -C "$REPO" test TREE="$top" REV="$rev" ${arches:+ARCHES="$arches"}
+		make -s --no-print-directory -C "$REPO" test KERNEL_CHECKOUT="$top" REV="$rev" ${arches:+ARCHES="$arches"}
 	else
-		KGATE_USER_INDEX=$staged make -s --no-print-directory -C "$REPO" test TREE="$top" \
+		KGATE_USER_INDEX=$staged make -s --no-print-directory -C "$REPO" test KERNEL_CHECKOUT="$top" \
 			${arches:+ARCHES="$arches"}
 	fi
 }

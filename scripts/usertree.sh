@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepare the gate's kernel tree from a checkout of the user's
-# (make test TREE=<checkout>), never writing to that checkout:
+# (make test KERNEL_CHECKOUT=<checkout>), never writing to that checkout:
 #
 #   KGATE_USER_TREE=<checkout> [KGATE_REV=<commit>] [KGATE_USER_INDEX=<index>] \
 #   BUILD=<dir> scripts/usertree.sh

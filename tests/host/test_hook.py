@@ -100,7 +100,7 @@ class Hook(TempDirTest):
         with open(self.path('make.args'), encoding='utf-8') as f:
             args = f.read()
         # The staged state of this checkout, git's own variables gone.
-        self.assertIn(f'test TREE={self.repo}', args)
+        self.assertIn(f'test KERNEL_CHECKOUT={self.repo}', args)
         self.assertIn(f'index={self.repo}/.git/index gitdir= gitindex=\n', args)
 
     def test_run_green_commits(self) -> None:
@@ -124,7 +124,7 @@ class Hook(TempDirTest):
         self.assertNotEqual(p.returncode, 0, p.stdout)
         self.assertIn('bypass: git push --no-verify', p.stdout)
         with open(self.path('make.args'), encoding='utf-8') as f:
-            self.assertIn(f'test TREE={self.repo} REV={head}', f.read())
+            self.assertIn(f'test KERNEL_CHECKOUT={self.repo} REV={head}', f.read())
         self.assertNotEqual(run(['git', '-C', remote, 'rev-parse', 'main']).returncode, 0)
 
 

@@ -259,16 +259,30 @@ class UserTree(TempDirTest):
 
 class MakeTree(TempDirTest):
     def test_tree_is_mapped_not_passed(self) -> None:
-        """make ... TREE=<checkout>: its own build dir, KGATE_USER_TREE for
-        the scripts, and no TREE in their environment."""
-        p = run(['make', '-s', 'TREE=/x/y', f'BUILD={self.path("b")}', '--eval',
-                 'envtest: ; @echo "$$BUILD|$$KGATE_USER_TREE|$${TREE-unset}"', 'envtest'])
+        """make ... KERNEL_CHECKOUT=<checkout>: its own build dir,
+        KGATE_USER_TREE for the scripts, and neither name in their
+        environment."""
+        p = run(['make', '-s', 'KERNEL_CHECKOUT=/x/y', f'BUILD={self.path("b")}', '--eval',
+                 'envtest: ; @echo "$$BUILD|$$KGATE_USER_TREE|$${KERNEL_CHECKOUT-unset}"',
+                 'envtest'])
         self.assertEqual(p.stdout, f'{self.path("b")}/tree-x-y|/x/y|unset\n')
-        # Without TREE, a stray KGATE_USER_TREE in the environment changes nothing.
+        # Without KERNEL_CHECKOUT, a stray KGATE_USER_TREE in the environment changes nothing.
         p = run(['make', '-s', f'BUILD={self.path("b")}', '--eval',
                  'envtest: ; @echo "$${KGATE_USER_TREE-unset}"', 'envtest'],
                 env={'KGATE_USER_TREE': '/x/y'})
         self.assertEqual(p.stdout, 'unset\n')
-        p = run(['make', '-n', 'series', 'TREE=/x/y'])
+        p = run(['make', '-n', 'series', 'KERNEL_CHECKOUT=/x/y'])
         self.assertNotEqual(p.returncode, 0)
-        self.assertIn('TREE=<checkout> is for make test', p.stdout)
+        self.assertIn('KERNEL_CHECKOUT=<checkout> is for make test', p.stdout)
+
+    def test_old_name_refused_with_the_new_one(self) -> None:
+        """TREE= (the old name, too close to TREES=) stops make with one
+        line naming KERNEL_CHECKOUT=; TREE in the environment is ignored."""
+        p = run(['make', '-n', 'test', 'TREE=/x/y'])
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn('TREE= is now KERNEL_CHECKOUT= (a kernel checkout of yours to gate), not to be '
+                      'confused with TREES= (6.1, 6.12): make test KERNEL_CHECKOUT=/x/y', p.stdout)
+        p = run(['make', '-s', f'BUILD={self.path("b")}', '--eval',
+                 'envtest: ; @echo "$$BUILD|$${KGATE_USER_TREE-unset}"', 'envtest'],
+                env={'TREE': '/x/y'})
+        self.assertEqual(p.stdout, f'{self.path("b")}|unset\n')
