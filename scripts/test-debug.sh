@@ -24,13 +24,12 @@ cells=${DEBUG_CELLS:-6.1/x86_64}
 frag=$REPO/debug/kunitconfig
 mkdir -p "$root/results"
 
+# The cells, checked by the one cell parser (kgate_cells, scripts/lib.sh).
+pairs=$(CELLS=$cells kgate_cells) || exit 2
 rc=0
-for cell in $cells; do
-	tree=${cell%/*} arch=${cell#*/}
-	if ! tree_known "$tree" || ! arch_known "$arch" || [ "$tree" = "$cell" ]; then
-		echo "test-debug: unknown cell '$cell' (trees: $KGATE_TREES; arches: $KGATE_ARCHES)" >&2
-		exit 2
-	fi
+# (fd 3: QEMU reads stdin)
+while read -r tree arch <&3; do
+	cell=$tree/$arch
 	if [ ! -d "$REPO/build/$tree/linux/.git" ]; then
 		echo "test-debug: no tree build/$tree/linux; run: make tree TREES=$tree" >&2
 		exit 2
@@ -63,7 +62,7 @@ for cell in $cells; do
 	fi
 	"$REPO/scripts/results_json.py" logs debug_kernel_log "$arch" \
 		"$results/e2e-debug_kernel_log-$arch.json" "${logs[@]}" | sed 's/^/test-debug: /'
-done
+done 3<<<"$pairs"
 
 suites=$(mktemp)
 trap 'rm -f "$suites"' EXIT

@@ -225,6 +225,16 @@ class Cells(TempDirTest):
         self.assertEqual(p.returncode, 2)
         self.assertIn("unknown arch 'riscv'", p.stdout)
 
+    def test_debug_cells_use_the_same_parser(self) -> None:
+        """make test-debug's DEBUG_CELLS go through kgate_cells too: an
+        unknown one stops it before anything is built."""
+        p = run([os.path.join(REPO, 'scripts', 'test-debug.sh')],
+                env={'DEBUG_CELLS': '6.1/x86_64 7.0/x86_64', 'DEBUG_BUILD': self.path('dbg')})
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("unknown cell '7.0/x86_64' (a cell is tree/arch; trees: 6.1 6.12; "
+                      'arches: x86_64 arm64)', p.stdout)
+        self.assertNotIn('==', p.stdout)
+
     def test_an_arch_no_cell_has(self) -> None:
         p = run([os.path.join(REPO, 'scripts', 'cells.sh'), 'kunit', 'arm64'],
                 env={'CELLS': '6.12/x86_64'})
