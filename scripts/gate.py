@@ -55,6 +55,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Optional
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, 'e2e', 'lib'))
+from e2e.results import write_json  # noqa: E402  (the one writer of results JSON)
 KINDS = ('kunit', 'e2e', 'conf', 'tree', 'host')
 HOST = 'host'            # the "arch" of the arch-independent (host) suites
 COUNTED = ('PASS', 'FAIL', 'SKIP')
@@ -301,13 +303,6 @@ def render(verdict: Json) -> str:
         lines.append(verdict['tree'])
     lines += ['gate: ' + verdict['verdict'], summary_line(verdict)]
     return '\n'.join(lines)
-
-
-def write_json(path: str, doc: object) -> None:
-    with open(path + '.tmp', 'w', encoding='utf-8') as f:
-        json.dump(doc, f, indent=1)
-        f.write('\n')
-    os.replace(path + '.tmp', path)
 
 
 def main(argv: Sequence[str]) -> int:
