@@ -173,9 +173,9 @@ soak: deps
 		KGATE_KUNITCONFIG_EXTRA=$(CURDIR)/debug/kunitconfig; fi; \
 	 KGATE_TREE=6.1 scripts/soak.sh
 
-## bench: measure cold / no-change / one-file-change gate times
+## bench: measure cold / no-change / one-file-change gate times (BENCH_CONFIG=<rev>: cold kernel builds, <rev>'s config against the current one)
 bench: deps
-	@scripts/bench.sh
+	@scripts/bench.sh $(if $(BENCH_CONFIG),config $(BENCH_CONFIG))
 
 ## clean-results: forget the last results (keeps the tree and the builds)
 clean-results:

@@ -6,6 +6,8 @@
 #   scripts/bench.sh            no-change and one-file-change figures
 #   BENCH_COLD=1 scripts/bench.sh   also a cold gate in a scratch build dir
 #                               with ccache off (takes 20+ minutes)
+#   scripts/bench.sh config <rev>   cold kernel builds, <rev>'s config
+#                               against the current one (objects, seconds)
 #
 # Speed goals live here, never in a timed test.
 set -uo pipefail
@@ -37,6 +39,44 @@ bare() {
 			${cross:+--cross_compile="$cross"})
 	done
 }
+
+# scripts/bench.sh config <rev>: the kernel config of <rev> (kunitconfig,
+# qemu_configs/) against the current one: each cell's kernel built cold
+# (ccache off, scratch build dirs), the old then the new, one after the
+# other; objects and seconds of each, and the ratio new/old.
+if [ "${1:-}" = config ]; then
+	rev=${2:?usage: scripts/bench.sh config <rev>}
+	old=$(mktemp -d "$ROOT/.bench-config.XXXXXX")
+	trap 'rm -rf "$old"' EXIT
+	for f in kunitconfig qemu_configs/x86_64.py qemu_configs/arm64.py; do
+		mkdir -p "$old/cfg/$(dirname "$f")"
+		git -C "$REPO" show "$rev:$f" >"$old/cfg/$f" ||
+			{ echo "bench: no $f at $rev" >&2; exit 2; }
+	done
+	cold_build() {	# <kunitconfig> <qemu_config> <arch> <build dir>
+		local cross
+		cross=$(arch_cross "$3")
+		(cd "$KTREE" && CCACHE_DISABLE=1 kgate_locked python3 tools/testing/kunit/kunit.py build \
+			--arch="$3" --build_dir="$4" --kunitconfig="$1" --qemu_config="$2" \
+			--make_options="CC=$(arch_cc "$3")" ${cross:+--cross_compile="$cross"} \
+			--jobs="$(nproc)") >"$4.log" 2>&1
+	}
+	printf '%-22s %8s %8s %8s %8s %7s %7s\n' "cell ($rev)" "old obj" "new obj" "old s" "new s" obj s
+	for a in $ARCHES; do
+		t0=$(date +%s)
+		cold_build "$old/cfg/kunitconfig" "$old/cfg/qemu_configs/$a.py" "$a" "$old/old-$a" ||
+			{ echo "bench: old config build failed: $old/old-$a.log" >&2; exit 1; }
+		t1=$(date +%s)
+		cold_build "$REPO/kunitconfig" "$REPO/qemu_configs/$a.py" "$a" "$old/new-$a" ||
+			{ echo "bench: new config build failed: $old/new-$a.log" >&2; exit 1; }
+		t2=$(date +%s)
+		o=$(find "$old/old-$a" -name '*.o' | wc -l) n=$(find "$old/new-$a" -name '*.o' | wc -l)
+		printf '%-22s %8d %8d %8d %8d %7s %7s\n' "$KGATE_TREE/$a" "$o" "$n" $((t1 - t0)) $((t2 - t1)) \
+			"$(echo "scale=2; $n / $o" | bc)" "$(echo "scale=2; ($t2 - $t1) / ($t1 - $t0)" | bc)"
+		rm -rf "$old/old-$a" "$old/new-$a"
+	done
+	exit 0
+fi
 
 echo "bench: warming up (one gate run)"
 gate >/dev/null 2>&1

@@ -243,14 +243,13 @@ class Arches(TempDirTest):
         a = arches.get('x86_64')
         self.assertEqual((a.qemu, a.machine_args, a.console_args, a.kernel_rel), (
             'qemu-system-x86_64', ['-bios', 'qboot.rom', '-smp', '2'],
-            'console=ttyS0 panic_on_warn=1 panic=-1 i8042.nokbd',
-            'x86_64/arch/x86/boot/bzImage'))
+            'console=ttyS0 panic_on_warn=1 panic=-1', 'x86_64/vmlinux'))
 
     def test_arm64(self) -> None:
         a = arches.get('arm64')
         self.assertEqual((a.qemu, a.machine_args, a.console_args, a.kernel_rel), (
             'qemu-system-aarch64', ['-machine', 'virt', '-cpu', 'cortex-a57', '-smp', '2'],
-            'console=ttyAMA0 panic_on_warn=1 panic=-1', 'arm64/arch/arm64/boot/Image.gz'))
+            'console=ttyAMA0 panic_on_warn=1 panic=-1', 'arm64/arch/arm64/boot/Image'))
 
     def test_unknown(self) -> None:
         with self.assertRaises(E2EError):
@@ -283,7 +282,7 @@ class Arches(TempDirTest):
             '-smp', '2', '-nodefaults', '-display', 'none', '-m', '1G',
             '-kernel', '/Image.gz', '-initrd', '/i.cpio.gz', '-append',
             'console=ttyAMA0 panic_on_warn=1 panic=-1 kunit.enable=0 panic=-1 oops=panic E2E_EPOCH=1700000000 '
-            'foo=1 -- /tests/t a',
+            'hung_task_panic=1 sysctl.kernel.hung_task_timeout_secs=30 foo=1 -- /tests/t a',
             '-serial', 'stdio', '-monitor', 'none', '-no-reboot',
             '-drive', 'file=/d.img,if=none,format=raw,id=e2edisk1',
             '-device', 'virtio-blk-pci,drive=e2edisk1'])
@@ -297,11 +296,24 @@ class Arches(TempDirTest):
                                   init_args=['/t'])
             bare = qemu.qemu_argv('x86_64', '/i', kernel='/k', init_args=['/t'])
         self.assertEqual(argv[argv.index('-append') + 1],
-                         'console=ttyS0 panic_on_warn=1 panic=-1 i8042.nokbd kunit.enable=0 '
-                         'panic=-1 oops=panic E2E_EPOCH=1700000000 foo=1 printk.time=1 -- /t')
+                         'console=ttyS0 panic_on_warn=1 panic=-1 kunit.enable=0 '
+                         'panic=-1 oops=panic E2E_EPOCH=1700000000 hung_task_panic=1 '
+                         'sysctl.kernel.hung_task_timeout_secs=30 foo=1 printk.time=1 -- /t')
         self.assertEqual(bare[bare.index('-append') + 1],
-                         'console=ttyS0 panic_on_warn=1 panic=-1 i8042.nokbd kunit.enable=0 '
-                         'panic=-1 oops=panic E2E_EPOCH=1700000000 printk.time=1 -- /t')
+                         'console=ttyS0 panic_on_warn=1 panic=-1 kunit.enable=0 '
+                         'panic=-1 oops=panic E2E_EPOCH=1700000000 hung_task_panic=1 '
+                         'sysctl.kernel.hung_task_timeout_secs=30 printk.time=1 -- /t')
+
+    def test_qemu_argv_hung_task_off(self) -> None:
+        """The conformance guest boots without the hung task panic."""
+        with mock.patch.object(qemu, 'need_tool', lambda tool: '/usr/bin/' + tool), \
+                mock.patch('time.time', lambda: 1700000000.5), \
+                mock.patch.dict(os.environ, {'E2E_CMDLINE': ''}):
+            argv = qemu.qemu_argv('x86_64', '', kernel='/k', cmdline='root=/dev/vda',
+                                  hung_task_s=None)
+        self.assertEqual(argv[argv.index('-append') + 1],
+                         'console=ttyS0 panic_on_warn=1 panic=-1 kunit.enable=0 '
+                         'panic=-1 oops=panic E2E_EPOCH=1700000000 root=/dev/vda')
 
     def test_vmem_machine(self) -> None:
         # virtio-mem runs boot q35 on x86_64 (see vmem.MACHINE), the
@@ -327,9 +339,8 @@ class Arches(TempDirTest):
         with mock.patch.object(paths, 'BUILD', self.tmp):
             with self.assertRaises(E2EError):
                 arches.kernel_image('x86_64')
-            self.write('x86_64/arch/x86/boot/bzImage', '')
-            self.assertEqual(arches.kernel_image('x86_64'),
-                             self.path('x86_64/arch/x86/boot/bzImage'))
+            self.write('x86_64/vmlinux', '')
+            self.assertEqual(arches.kernel_image('x86_64'), self.path('x86_64/vmlinux'))
 
 
 class FakeQmpServer(threading.Thread):

@@ -89,9 +89,17 @@ def without_option(argv: Sequence[str], option: str) -> list[str]:
     return out
 
 
+# A task blocked this long panics the kernel (panic=-1, -no-reboot: QEMU
+# exits), so a kernel that deadlocks is red within about twice this, not at
+# a run's timeout.  kunitconfig builds the detector in, off until a boot
+# sets its timeout.
+HUNG_TASK_S = 30
+
+
 def qemu_argv(arch: str, initrd: str, kernel: Optional[str] = None,
               mem: str = '512M', smp: Optional[int] = None, cmdline: str = '',
-              init_args: Sequence[str] = (), qemu_args: Sequence[str] = ()) -> list[str]:
+              init_args: Sequence[str] = (), qemu_args: Sequence[str] = (),
+              hung_task_s: Optional[int] = HUNG_TASK_S) -> list[str]:
     """The QEMU command line for one e2e boot of arch.
 
     The machine, console and kernel come from qemu_configs/<arch>.py, and
@@ -100,7 +108,8 @@ def qemu_argv(arch: str, initrd: str, kernel: Optional[str] = None,
     (the program to run and its arguments); qemu_args: extra QEMU arguments
     (disks, devices, "-qmp unix:...,server=on,wait=off", ...).
     initrd '' boots without an initramfs (a root filesystem on a disk:
-    root= and init= in cmdline).
+    root= and init= in cmdline).  hung_task_s: None leaves the hung task
+    detector off (a guest whose emulated disks may be that slow).
     """
     info = arch_get(arch)
     qemu = need_tool(info.qemu)
@@ -110,9 +119,11 @@ def qemu_argv(arch: str, initrd: str, kernel: Optional[str] = None,
     # ext4 takes an inode deleted at time 0 for one never given a dtime).
     # E2E_CMDLINE: kernel parameters added to every boot by hand, to chase
     # a problem (printk.time=1, a debug option)
+    hung = (f'hung_task_panic=1 sysctl.kernel.hung_task_timeout_secs={hung_task_s}'
+            if hung_task_s else '')
     append = ' '.join(p for p in (
         f'{info.console_args} kunit.enable=0 panic=-1 oops=panic '
-        f'E2E_EPOCH={int(time.time())}', cmdline.strip(),
+        f'E2E_EPOCH={int(time.time())}', hung, cmdline.strip(),
         os.environ.get('E2E_CMDLINE', '').strip()) if p)
     if init_args:
         append += ' -- ' + ' '.join(init_args)
@@ -140,11 +151,12 @@ class Qemu:
                  *, kernel: Optional[str] = None, mem: str = '512M',
                  smp: Optional[int] = None,
                  cmdline: str = '', init_args: Sequence[str] = (),
-                 qemu_args: Sequence[str] = ()) -> None:
+                 qemu_args: Sequence[str] = (),
+                 hung_task_s: Optional[int] = HUNG_TASK_S) -> None:
         self.arch = arch
         self.argv = qemu_argv(arch, initrd, kernel=kernel, mem=mem, smp=smp,
                               cmdline=cmdline, init_args=init_args,
-                              qemu_args=qemu_args)
+                              qemu_args=qemu_args, hung_task_s=hung_task_s)
         self.log_path = log
         self.append_log = append_log
         self.proc: Optional[subprocess.Popen[bytes]] = None
