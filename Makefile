@@ -7,7 +7,7 @@
 SHELL := /bin/bash
 BUILD ?= $(CURDIR)/build
 # The trees, arches and default cells (tree x arch) live in scripts/lib.sh
-# (KGATE_TREES, KGATE_ARCHES, KGATE_CELLS).  CELLS="6.12/arm64 ..." (or
+# (KGATE_TREES, KGATE_ARCHES).  CELLS="6.12/arm64 ..." (or
 # CELLS=all), TREES="6.1 ..." and ARCHES="x86_64 ..." select cells
 # (kgate_cells there); the scripts read them from the environment.
 export CELLS TREES ARCHES
@@ -94,7 +94,7 @@ e2e-x86_64 e2e-arm64: deps
 	 scripts/cells.sh judge e2e $$a || rc=1; exit $$rc
 .PHONY: e2e-x86_64 e2e-arm64
 
-## test (= gate): the pre-commit gate: host selftest, KUnit, end-to-end and the cells' conformance suites on the cells (default: every tree on x86_64; CELLS=all: both arches), one verdict (KERNEL_CHECKOUT=<checkout> [REV=<commit>|STAGED=1]: on your own kernel checkout)
+## test (= gate): the pre-commit gate: host selftest, KUnit, end-to-end and the cells' conformance suites on the cells (default: every tree on x86_64 and arm64), one verdict (KERNEL_CHECKOUT=<checkout> [REV=<commit>|STAGED=1]: on your own kernel checkout)
 test: gate
 gate: deps
 	@scripts/gate.sh

@@ -8,7 +8,7 @@
 #
 #   [CELLS="6.1/x86_64 ..."|CELLS=all] [TREES=...] [ARCHES=...] scripts/gate.sh
 #
-# The cells: scripts/lib.sh (kgate_cells; default KGATE_CELLS).  Each tree
+# The cells: scripts/lib.sh (kgate_cells; default: every tree on both arches).  Each tree
 # works in $BUILD/<tree>/ (its kernel tree, one build dir per arch, its
 # results); the host selftest and the verdict in $BUILD/results.
 #
@@ -101,6 +101,21 @@ tree_arches() {
 	done
 }
 
+# A cell's end-to-end and conformance runs go to the background while the
+# next cell's kernel builds: they spend much of their time waiting on the
+# guest (boots, settling sizes, fstests' shell), which a build fills.  One
+# cell's runs at a time; the build beside them runs at a lower priority so
+# their timing stays that of an idle machine as far as it can; their output
+# is shown as a block when they end.
+bg_pid='' bg_log=''
+finish_bg() {
+	[ -n "$bg_pid" ] || return 0
+	wait "$bg_pid"
+	cat "$bg_log"
+	rm -f "$bg_log"
+	bg_pid=''
+}
+
 for t in "${trees[@]}"; do
 	if [ "$t" = user ]; then
 		export BUILD=$ROOT
@@ -127,17 +142,26 @@ for t in "${trees[@]}"; do
 		cell=${KGATE_TREE:+$KGATE_TREE/}$arch
 		t0=$(date +%s)
 		echo "gate: kunit $cell"
-		"$REPO/scripts/kunit.sh" "$arch"       # writes $BUILD/results/$arch.{json,rc,log}
+		# writes $BUILD/results/$arch.{json,rc,log}
+		${bg_pid:+nice -n 10} "$REPO/scripts/kunit.sh" "$arch"
 		echo "gate: kunit $cell took $(( $(date +%s) - t0 )) s"
-		"$REPO/scripts/e2e.sh" --reuse "$arch"
-		conf=$(conf_suites "$cell")
-		if [ -n "$conf" ]; then
+		finish_bg
+		bg_log=$(mktemp "$results/.cell-runs.XXXXXX")
+		(
 			t0=$(date +%s)
-			CONF_SUITES=$suites FSTESTS_GROUP=smoke "$REPO/scripts/conformance.sh" --reuse "$arch"
-			echo "gate: conformance $cell ($conf) took $(( $(date +%s) - t0 )) s"
-		fi
+			"$REPO/scripts/e2e.sh" --reuse "$arch"
+			echo "gate: end-to-end $cell took $(( $(date +%s) - t0 )) s"
+			conf=$(conf_suites "$cell")
+			if [ -n "$conf" ]; then
+				t0=$(date +%s)
+				CONF_SUITES=$suites FSTESTS_GROUP=smoke "$REPO/scripts/conformance.sh" --reuse "$arch"
+				echo "gate: conformance $cell ($conf) took $(( $(date +%s) - t0 )) s"
+			fi
+		) </dev/null >"$bg_log" 2>&1 &
+		bg_pid=$!
 	done
 done
+finish_bg
 
 wait $selftest_pid
 RESULTS=$results SUITES=$suites python3 "$REPO/scripts/gate.py" "${cells[@]}"

@@ -12,12 +12,6 @@
 # its own build dir $BUILD/<tree>/ (kernel tree, one build dir per arch,
 # results), so each cell (tree x arch) can run alone.
 KGATE_TREES="6.1 6.12"
-# The cells of "make test" when none of CELLS, TREES or ARCHES is named:
-# both trees on x86_64.  A fresh machine's cold gate must stay inside 60
-# minutes with room for what comes next; each cell is a cold kernel build
-# (8-15 min here), so the arm64 cells are one variable away: CELLS=all (or
-# ARCHES=arm64, CELLS=6.12/arm64, ...; see README.md).
-KGATE_CELLS="6.1/x86_64 6.12/x86_64"
 
 # kgate_source_line <tree>: the apt line that offers linux-source-<tree>,
 # for a tree whose package the machine's own apt sources do not carry
@@ -56,20 +50,17 @@ kgate_tree_env() {
 
 # kgate_cells: the cells to run, one "tree arch" a line.  CELLS (words
 # tree/arch, or "all") wins; else, when TREES or ARCHES is set, every tree of
-# TREES (default all) with every arch of ARCHES (default all); else
-# KGATE_CELLS.  An unknown tree, arch or cell: a message and status 2.
+# TREES (default all) with every arch of ARCHES (default all); else every
+# tree on both arches, as users run kunit.py (--arch=x86_64 and
+# --arch=arm64).  An unknown tree, arch or cell: a message and status 2.
 kgate_cells() {
 	local c t a cells=()
-	if [ "${CELLS:-}" = all ]; then
-		for t in $KGATE_TREES; do for a in $KGATE_ARCHES; do cells+=("$t/$a"); done; done
-	elif [ -n "${CELLS:-}" ]; then
+	if [ -n "${CELLS:-}" ] && [ "$CELLS" != all ]; then
 		read -ra cells <<<"$CELLS"
-	elif [ -n "${TREES:-}${ARCHES:-}" ]; then
+	else
 		for t in ${TREES:-$KGATE_TREES}; do
 			for a in ${ARCHES:-$KGATE_ARCHES}; do cells+=("$t/$a"); done
 		done
-	else
-		read -ra cells <<<"$KGATE_CELLS"
 	fi
 	for c in "${cells[@]}"; do
 		t=${c%%/*} a=${c#*/}

@@ -189,8 +189,9 @@ class Cells(TempDirTest):
         p = run([os.path.join(REPO, 'scripts', 'cells.sh'), 'list'], env=env)
         return p.returncode, p.stdout.splitlines()
 
-    def test_default(self) -> None:
-        self.assertEqual(self.cells(), (0, ['6.1/x86_64', '6.12/x86_64']))
+    def test_default_is_every_tree_on_both_arches(self) -> None:
+        self.assertEqual(self.cells(),
+                         (0, ['6.1/x86_64', '6.1/arm64', '6.12/x86_64', '6.12/arm64']))
 
     def test_full_matrix_is_one_variable(self) -> None:
         self.assertEqual(self.cells(CELLS='all'),
