@@ -1690,28 +1690,43 @@ static struct page *virtio_mem_kunit_busy_page(struct kunit *test)
 }
 
 /*
- * SBM with one memory block, the one of @page, and one subblock per page:
- * returns the id of @page's subblock.  All subblocks plugged, the block
- * online (MOVABLE, as far as the driver knows).
+ * SBM with @nr_mbs memory blocks, the first the one of @page, and one
+ * subblock per page: returns the id of @page's subblock.  All subblocks
+ * plugged, the blocks online (MOVABLE, as far as the driver knows).  Only
+ * the first block is the test's memory: the driver may look at the states
+ * of the others, never at their pages.
  */
-static int virtio_mem_kunit_sbm_page(struct kunit *test, struct page *page,
-				     unsigned long *mb_id)
+static int virtio_mem_kunit_sbm_pages(struct kunit *test, struct page *page,
+				      unsigned long nr_mbs,
+				      unsigned long *mb_id)
 {
 	struct virtio_mem *vm = test->priv;
 	const phys_addr_t addr = page_to_phys(page);
+	unsigned long i;
 
 	*mb_id = virtio_mem_phys_to_mb_id(addr);
-	virtio_mem_kunit_sbm_setup(test, *mb_id, 1);
+	virtio_mem_kunit_sbm_setup(test, *mb_id, nr_mbs);
 	/* a subblock per page: the subblock of the page is the page */
 	vfree(vm->sbm.sb_states);
 	vm->sbm.sb_size = PAGE_SIZE;
 	vm->sbm.sbs_per_mb = memory_block_size_bytes() / PAGE_SIZE;
-	vm->sbm.sb_states = vzalloc(BITS_TO_LONGS(vm->sbm.sbs_per_mb) *
+	vm->sbm.sb_states = vzalloc(BITS_TO_LONGS(nr_mbs * vm->sbm.sbs_per_mb) *
 				    sizeof(long));
 	KUNIT_ASSERT_NOT_NULL(test, vm->sbm.sb_states);
-	virtio_mem_sbm_set_sb_plugged(vm, *mb_id, 0, vm->sbm.sbs_per_mb);
-	virtio_mem_sbm_set_mb_state(vm, *mb_id, VIRTIO_MEM_SBM_MB_MOVABLE);
+	for (i = 0; i < nr_mbs; i++) {
+		virtio_mem_sbm_set_sb_plugged(vm, *mb_id + i, 0,
+					      vm->sbm.sbs_per_mb);
+		virtio_mem_sbm_set_mb_state(vm, *mb_id + i,
+					    VIRTIO_MEM_SBM_MB_MOVABLE);
+	}
 	return (addr - virtio_mem_mb_id_to_phys(*mb_id)) / PAGE_SIZE;
+}
+
+/* virtio_mem_kunit_sbm_pages() with the one memory block of @page */
+static int virtio_mem_kunit_sbm_page(struct kunit *test, struct page *page,
+				     unsigned long *mb_id)
+{
+	return virtio_mem_kunit_sbm_pages(test, page, 1, mb_id);
 }
 
 /*
@@ -1772,6 +1787,53 @@ static void virtio_mem_unplug_test_sbm_retry_none_left(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_get_mb_state(vm, mb_id),
 			VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL);
 	KUNIT_EXPECT_TRUE(test, virtio_mem_sbm_test_sb_plugged(vm, mb_id, 0, 1));
+}
+
+/*
+ * One pass over the partially unplugged memory blocks with two outcomes:
+ * block A, the page's, all subblocks unplugged but busy (offlining fails),
+ * then block B, the next one, with subblock 0 still plugged (nothing to
+ * do).  B's outcome must not hide A's: the driver keeps its note to retry.
+ * @state_b: B's state, so that B comes after A in the same list as A
+ * (MOVABLE_PARTIAL) or in a later one (KERNEL_PARTIAL, OFFLINE_PARTIAL).
+ */
+static void virtio_mem_kunit_sbm_retry_two(struct kunit *test, int state_b)
+{
+	struct virtio_mem *vm = test->priv;
+	struct page *page = virtio_mem_kunit_busy_page(test);
+	unsigned long mb_a, mb_b;
+
+	virtio_mem_kunit_sbm_pages(test, page, 2, &mb_a);
+	mb_b = mb_a + 1;
+	virtio_mem_sbm_set_sb_unplugged(vm, mb_a, 0, vm->sbm.sbs_per_mb);
+	virtio_mem_sbm_set_mb_state(vm, mb_a,
+				    VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL);
+	virtio_mem_sbm_set_sb_unplugged(vm, mb_b, 1, vm->sbm.sbs_per_mb - 1);
+	virtio_mem_sbm_set_mb_state(vm, mb_b, state_b);
+	vm->sbm.have_unplugged_mb = true;
+
+	KUNIT_EXPECT_EQ(test, virtio_mem_cleanup_pending_mb(vm), 0);
+	KUNIT_EXPECT_TRUE(test, vm->sbm.have_unplugged_mb);
+	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_get_mb_state(vm, mb_a),
+			VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL);
+	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_get_mb_state(vm, mb_b), state_b);
+	KUNIT_EXPECT_TRUE(test, virtio_mem_sbm_test_sb_plugged(vm, mb_b, 0, 1));
+	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
+}
+
+static void virtio_mem_unplug_test_sbm_retry_two_movable(struct kunit *test)
+{
+	virtio_mem_kunit_sbm_retry_two(test, VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL);
+}
+
+static void virtio_mem_unplug_test_sbm_retry_two_kernel(struct kunit *test)
+{
+	virtio_mem_kunit_sbm_retry_two(test, VIRTIO_MEM_SBM_MB_KERNEL_PARTIAL);
+}
+
+static void virtio_mem_unplug_test_sbm_retry_two_offline(struct kunit *test)
+{
+	virtio_mem_kunit_sbm_retry_two(test, VIRTIO_MEM_SBM_MB_OFFLINE_PARTIAL);
 }
 
 /*
@@ -1864,6 +1926,9 @@ static struct kunit_case virtio_mem_unplug_test_cases[] = {
 	KUNIT_CASE(virtio_mem_unplug_test_offline_error_is_busy),
 	KUNIT_CASE(virtio_mem_unplug_test_sbm_retry_fails),
 	KUNIT_CASE(virtio_mem_unplug_test_sbm_retry_none_left),
+	KUNIT_CASE(virtio_mem_unplug_test_sbm_retry_two_movable),
+	KUNIT_CASE(virtio_mem_unplug_test_sbm_retry_two_kernel),
+	KUNIT_CASE(virtio_mem_unplug_test_sbm_retry_two_offline),
 	KUNIT_CASE(virtio_mem_unplug_test_sbm_config_changed),
 	KUNIT_CASE(virtio_mem_unplug_test_sbm_busy),
 	KUNIT_CASE(virtio_mem_unplug_test_bbm_config_changed),
