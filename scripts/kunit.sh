@@ -62,7 +62,8 @@ build_args=()
 exec_args=()
 for a in "$@"; do
 	case $a in
-	--kconfig_add=*|--jobs=*) build_args+=("$a") ;;
+	--jobs=*) JOBS=${a#--jobs=} ;;
+	--kconfig_add=*) build_args+=("$a") ;;
 	*) exec_args+=("$a") ;;
 	esac
 done
@@ -135,8 +136,14 @@ build() {
 		echo "kunit: make alone failed or changed .config; building through kunit.py"
 	fi
 	rm -f "$bdir/.kgate-config"
-	kgate_locked python3 tools/testing/kunit/kunit.py build "${common[@]}" \
-		--make_options="$target" --jobs="$JOBS" "${build_args[@]}" || return
+	# kunit.py's config step (olddefconfig, then the check that .config
+	# holds the kunitconfig), then make of the one image.  Not "kunit.py
+	# build --make_options=<target>": kunit.py passes its make options to
+	# olddefconfig too, which then builds the whole kernel without -j.
+	kgate_locked python3 tools/testing/kunit/kunit.py config "${common[@]}" \
+		"${build_args[@]}" || return
+	kgate_locked make ARCH="$arch" O="$bdir" --jobs="$JOBS" "CC=ccache $cc" \
+		${cross:+CROSS_COMPILE=$cross} "$target" || return
 	config_key >"$bdir/.kgate-config"
 }
 
