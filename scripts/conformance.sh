@@ -98,8 +98,7 @@ base_kernel() {
 		echo "conformance: the baseline kernel did not build; see $bdir/build.log" >&2
 		return 1
 	fi
-	img=$(cd "$REPO" && python3 -c "import sys; sys.path.insert(0, 'e2e/lib')
-from e2e import arches; print(arches.get('$arch').params.kernel_path)")
+	img=$(arch_kernel_path "$arch")
 	echo "$bdir/$img"
 }
 

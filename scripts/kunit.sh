@@ -47,8 +47,7 @@ for f in ${KGATE_KUNITCONFIG_EXTRA:-}; do
 done
 # The make target: the image QEMU boots (kernel_path of qemu_configs/), so
 # no build makes what nothing boots (x86_64's bzImage, arm64's Image.gz).
-target=$(python3 -c "import os, sys; sys.path.insert(0, '$REPO/e2e/lib')
-from e2e import arches; print(os.path.basename(arches.get('$arch').params.kernel_path))")
+target=$(basename "$(arch_kernel_path "$arch")")
 common=(
 	--arch="$arch"
 	--build_dir="$bdir"

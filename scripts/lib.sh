@@ -107,6 +107,15 @@ arch_cross() {
 	esac
 }
 
+# arch_kernel_path <arch>: the image QEMU boots, relative to the build dir
+# (kernel_path of qemu_configs/<arch>.py, read through e2e/lib/e2e/arches.py).
+KGATE_E2E_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")/../e2e/lib" && pwd)
+arch_kernel_path() {
+	python3 -c "import sys; sys.path.insert(0, sys.argv[1])
+from e2e import arches; print(arches.get(sys.argv[2]).params.kernel_path)" \
+		"$KGATE_E2E_LIB" "$1"
+}
+
 # arch_cc <arch>: the C compiler of arch (kernel, static guest programs).
 arch_cc() {
 	local cross
