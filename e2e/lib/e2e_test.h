@@ -712,7 +712,8 @@ static int e2e_run_one(const struct e2e_test *t, int num)
 }
 
 /*
- * Run the tests named in argv[1..] (all if none), print TAP; setup runs
+ * Run the tests named in argv[1..] (all if none; "name_*" names every test
+ * whose name starts with "name_"), print TAP; setup runs
  * first (in this process: a failing check there fails every test) and
  * teardown last.  A test that fails an E2E_REQUIRE stops the run: the
  * tests after it are "not ok ... # not run: ..." and a "Bail out!" line
@@ -723,24 +724,41 @@ static int e2e_main(int argc, char **argv, const struct e2e_test *tests,
 		    size_t count, void (*setup)(void), void (*teardown)(void))
 {
 	const struct e2e_test **run;
+	const char **name;	/* what run[i] was asked as */
 	size_t nrun = 0, i;
 	int j, rc, failed = 0, bailed = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	run = calloc(count + (argc > 1 ? argc : 0), sizeof(*run));
+	/* each argument names one test, or with a prefix at most all */
+	run = calloc(count * (size_t)argc + 1, sizeof(*run));
+	name = calloc(count * (size_t)argc + 1, sizeof(*name));
 	if (argc > 1) {
 		for (j = 1; j < argc; j++) {
-			for (i = 0; i < count; i++)
-				if (!strcmp(argv[j], tests[i].name))
+			size_t len = strlen(argv[j]), found = 0;
+			int prefix = len && argv[j][len - 1] == '*';
+
+			/* "name_*": every test whose name starts with name_ */
+			for (i = 0; i < count; i++) {
+				if (prefix ? strncmp(argv[j], tests[i].name, len - 1) :
+					     strcmp(argv[j], tests[i].name))
+					continue;
+				name[nrun] = tests[i].name;
+				run[nrun++] = &tests[i];
+				found++;
+				if (!prefix)
 					break;
-			run[nrun] = i < count ? &tests[i] : NULL;
-			if (!run[nrun])
+			}
+			if (!found) {
 				e2e_diag("unknown test '%s'", argv[j]);
-			nrun++;
+				name[nrun] = argv[j];
+				run[nrun++] = NULL;
+			}
 		}
 	} else {
-		for (i = 0; i < count; i++)
+		for (i = 0; i < count; i++) {
+			name[nrun] = tests[i].name;
 			run[nrun++] = &tests[i];
+		}
 	}
 
 	e2e_line("TAP version 13");
@@ -759,14 +777,14 @@ static int e2e_main(int argc, char **argv, const struct e2e_test *tests,
 		if (status) {
 			for (i = 0; i < nrun; i++)
 				e2e_line("not ok %zu - %s # setup failed", i + 1,
-					 run[i] ? run[i]->name : argv[i + 1]);
+					 name[i]);
 			return 1;
 		}
 	}
 	for (i = 0; i < nrun; i++) {
 		if (!run[i]) {
 			e2e_line("not ok %zu - %s # no such test", i + 1,
-				 argv[i + 1]);
+				 name[i]);
 			failed++;
 			continue;
 		}
@@ -775,7 +793,7 @@ static int e2e_main(int argc, char **argv, const struct e2e_test *tests,
 		if (rc == 2) {
 			for (i++; i < nrun; i++, failed++)
 				e2e_line("not ok %zu - %s # not run: stopped by %s",
-					 i + 1, run[i] ? run[i]->name : argv[i + 1],
+					 i + 1, name[i],
 					 e2e_bail_reason);
 			e2e_line("Bail out! %s", e2e_bail_reason);
 			bailed = 1;
@@ -797,6 +815,7 @@ static int e2e_main(int argc, char **argv, const struct e2e_test *tests,
 	}
 	e2e_diag("%zu tests, %d failed", nrun, failed);
 	free(run);
+	free(name);
 	return bailed ? E2E_EXIT_BAIL : failed ? 1 : 0;
 }
 

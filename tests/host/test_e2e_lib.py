@@ -287,6 +287,16 @@ class Arches(TempDirTest):
             '-drive', 'file=/d.img,if=none,format=raw,id=e2edisk1',
             '-device', 'virtio-blk-pci,drive=e2edisk1'])
 
+    def test_qemu_argv_too_many_init_args(self) -> None:
+        # the kernel panics on a 32nd init argument ("Too many boot init vars")
+        with mock.patch.object(qemu, 'need_tool', lambda tool: '/usr/bin/' + tool):
+            argv = qemu.qemu_argv('x86_64', '/i', kernel='/k',
+                                  init_args=['/t'] + ['t%d' % i for i in range(30)])
+            self.assertIn('t29', argv[argv.index('-append') + 1])
+            with self.assertRaisesRegex(E2EError, '32 arguments for init, the kernel takes at most 31'):
+                qemu.qemu_argv('x86_64', '/i', kernel='/k',
+                               init_args=['/t'] + ['t%d' % i for i in range(31)])
+
     def test_qemu_argv_e2e_cmdline(self) -> None:
         # E2E_CMDLINE goes after the run's own parameters, before init's argv
         with mock.patch.object(qemu, 'need_tool', lambda tool: '/usr/bin/' + tool), \

@@ -95,6 +95,11 @@ def without_option(argv: Sequence[str], option: str) -> list[str]:
 # sets its timeout.
 HUNG_TASK_S = 30
 
+# The kernel passes init at most MAX_INIT_ARGS (init/main.c: 32) strings,
+# its own name among them; one more panics the boot ("Too many boot init
+# vars").  A guest program with more tests takes a name prefix ("probe_*").
+MAX_INIT_ARGS = 31
+
 
 def qemu_argv(arch: str, initrd: str, kernel: Optional[str] = None,
               mem: str = '512M', smp: Optional[int] = None, cmdline: str = '',
@@ -111,6 +116,9 @@ def qemu_argv(arch: str, initrd: str, kernel: Optional[str] = None,
     root= and init= in cmdline).  hung_task_s: None leaves the hung task
     detector off (a guest whose emulated disks may be that slow).
     """
+    if len(init_args) > MAX_INIT_ARGS:
+        raise E2EError(f'{len(init_args)} arguments for init, the kernel takes at most '
+                       f'{MAX_INIT_ARGS}: name tests by a prefix ("probe_*")')
     info = arch_get(arch)
     qemu = need_tool(info.qemu)
     kernel = kernel or kernel_image(arch)
