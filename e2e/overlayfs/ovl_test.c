@@ -1474,6 +1474,309 @@ static void t_probe_lower_not_searchable(void)
 	s9_unchanged();
 }
 
+/* ==== 10. inode flags through copy-up ====================================== */
+
+/*
+ * Copy-up carries two kinds of inode flags (fs/overlayfs/copy_up.c,
+ * ovl_copy_fileattr()): sync and noatime go to the upper inode as flags;
+ * append-only and immutable go to the overlay.protattr xattr instead
+ * ("a", "i"), since the upper inode could not take its own xattrs or links
+ * with them set.  Nothing else is copied (nodump stays behind).  Each case
+ * is one lower file or directory, its copy-up, and what the upper inode and
+ * the overlay show, right after copy-up and after a remount.
+ */
+static struct ovl s10;
+
+#define S10_MASK (FS_SYNC_FL | FS_IMMUTABLE_FL | FS_APPEND_FL | FS_NODUMP_FL | \
+		  FS_NOATIME_FL)
+
+enum s10_copy {
+	S10_WRITE,	/* open for writing (O_APPEND where append-only) */
+	S10_SETFLAGS,	/* FS_IOC_SETFLAGS of the flags it has: the only way
+			 * to copy up an immutable file */
+	S10_CHILD,	/* a directory: create a file in it */
+	S10_CHILD_WRITE,/* a directory: write to the file "f" in it */
+};
+
+struct s10_case {
+	const char *name;
+	int dir;
+	enum s10_copy copy;
+	int lower;	/* FS_*_FL on the lower inode */
+	int upper;	/* expected on the upper inode (& S10_MASK) */
+	const char *protattr;	/* expected overlay.protattr; NULL: none */
+	int merged;	/* expected through the overlay after copy-up */
+};
+
+/* FS_SYNC_FL 0x8, FS_IMMUTABLE_FL 0x10, FS_APPEND_FL 0x20,
+ * FS_NODUMP_FL 0x40, FS_NOATIME_FL 0x80 */
+static const struct s10_case s10_cases[] = {
+	{ "sync", 0, S10_WRITE, 0x08, 0x08, NULL, 0x08 },
+	{ "noatime", 0, S10_WRITE, 0x80, 0x80, NULL, 0x80 },
+	{ "nodump", 0, S10_WRITE, 0x40, 0x00, NULL, 0x00 },
+	{ "sync_nodump", 0, S10_WRITE, 0x48, 0x08, NULL, 0x08 },
+	{ "append", 0, S10_WRITE, 0x20, 0x00, "a", 0x20 },
+	{ "immutable", 0, S10_SETFLAGS, 0x10, 0x00, "i", 0x10 },
+	{ "all_four", 0, S10_SETFLAGS, 0xb8, 0x88, "ai", 0xb8 },
+	{ "dir_noatime", 1, S10_CHILD, 0x80, 0x80, NULL, 0x80 },
+	{ "dir_append", 1, S10_CHILD, 0x20, 0x00, "a", 0x20 },
+	{ "dir_immutable", 1, S10_CHILD_WRITE, 0x10, 0x00, "i", 0x10 },
+};
+
+/* FS_IOC_GETFLAGS of path, & S10_MASK; -1 and errno on failure */
+static int s10_flags(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK), flags = 0, r;
+
+	if (fd < 0)
+		return -1;
+	r = ioctl(fd, FS_IOC_GETFLAGS, &flags);
+	close(fd);
+	return r ? -1 : flags & S10_MASK;
+}
+
+static void s10_setflags(const char *path, int flags)
+{
+	int fd = E2E_OK(open(path, O_RDONLY | O_NONBLOCK)), cur;
+
+	E2E_OK(ioctl(fd, FS_IOC_GETFLAGS, &cur));
+	cur = (cur & ~S10_MASK) | flags;
+	E2E_OK(ioctl(fd, FS_IOC_SETFLAGS, &cur));
+	close(fd);
+}
+
+/* each case's lower file (with content) or directory (with "f") */
+static void s10_layers(const char *base, int root_owned)
+{
+	layers(&s10, base, root_owned);
+	for (size_t i = 0; i < E2E_COUNT(s10_cases); i++) {
+		const struct s10_case *c = &s10_cases[i];
+		const char *p = P("%s/%s", s10.lower, c->name);
+
+		if (c->dir) {
+			mkdir_own(p, 0755, root_owned);
+			put(P("%s/f", p), "f", root_owned);
+		} else {
+			put(p, c->name, root_owned);
+		}
+		s10_setflags(p, c->lower);
+	}
+}
+
+/* the lower flags off again: the disk stays removable */
+static void s10_unflag(void)
+{
+	for (size_t i = 0; i < E2E_COUNT(s10_cases); i++)
+		s10_setflags(P("%s/%s", s10.lower, s10_cases[i].name), 0);
+}
+
+static void s10_copy_up(const struct s10_case *c)
+{
+	const char *p = P("%s/%s", s10.merged, c->name);
+	int fd, flags;
+
+	switch (c->copy) {
+	case S10_WRITE:
+		fd = E2E_OK(open(p, O_WRONLY | (c->lower & FS_APPEND_FL ? O_APPEND : 0)));
+		close(fd);
+		break;
+	case S10_SETFLAGS:
+		fd = E2E_OK(open(p, O_RDONLY));
+		E2E_OK(ioctl(fd, FS_IOC_GETFLAGS, &flags));
+		E2E_OK(ioctl(fd, FS_IOC_SETFLAGS, &flags));
+		close(fd);
+		break;
+	case S10_CHILD:
+		put(P("%s/new", p), "new", 1);
+		break;
+	case S10_CHILD_WRITE:
+		fd = E2E_OK(open(P("%s/f", p), O_WRONLY | O_APPEND));
+		E2E_OK(write(fd, "+", 1));
+		close(fd);
+		break;
+	}
+}
+
+/* what the overlay shows: the case's flags, and they hold */
+static void s10_check_merged(const struct s10_case *c, const char *when)
+{
+	const char *p = P("%s/%s", s10.merged, c->name);
+	int flags = s10_flags(p);
+
+	E2E_ASSERT(flags == c->merged, "%s: %s through the overlay has flags %#x",
+		   when, c->name, flags);
+	if (c->merged & (FS_IMMUTABLE_FL | FS_APPEND_FL) && !c->dir)
+		E2E_ERRNO(open(p, O_WRONLY), EPERM);
+	if (c->merged & FS_IMMUTABLE_FL && c->dir)
+		E2E_ERRNO(open(P("%s/new2", p), O_WRONLY | O_CREAT, 0644), EPERM);
+	if (c->merged & FS_APPEND_FL && c->dir)
+		E2E_ERRNO(unlink(P("%s/f", p)), EPERM);
+}
+
+/* the upper inode, seen from the initial namespace */
+static void s10_check_upper(const struct s10_case *c, const char *xattr,
+			    const char *when)
+{
+	const char *p = P("%s/%s", s10.upper, c->name);
+	char buf[16];
+	ssize_t n;
+	int flags = s10_flags(p);
+
+	E2E_ASSERT(flags == c->upper, "%s: upper %s has flags %#x", when,
+		   c->name, flags);
+	if (!c->protattr) {
+		E2E_ERRNO(lgetxattr(p, xattr, buf, sizeof(buf)), ENODATA);
+		return;
+	}
+	n = lgetxattr(p, xattr, buf, sizeof(buf));
+	E2E_ASSERT(n == (ssize_t)strlen(c->protattr) && !memcmp(buf, c->protattr, n),
+		   "%s: upper %s has %s '%.*s' (%zd bytes)", when, c->name, xattr,
+		   n > 0 ? (int)n : 0, buf, n);
+}
+
+static void s10_overlay(const char *extra)
+{
+	for (size_t i = 0; i < E2E_COUNT(s10_cases); i++) {
+		s10_copy_up(&s10_cases[i]);
+		s10_check_merged(&s10_cases[i], "after copy-up");
+	}
+	E2E_OK(umount(s10.merged));
+	MOUNT_OK(&s10, extra);
+	for (size_t i = 0; i < E2E_COUNT(s10_cases); i++)
+		s10_check_merged(&s10_cases[i], "after remount");
+}
+
+static void t_fileattr_copy_up(void)
+{
+	s10_layers(DISK "/s10", 1);
+	MOUNT_OK(&s10, NULL);
+	s10_overlay(NULL);
+	E2E_OK(umount(s10.merged));
+	for (size_t i = 0; i < E2E_COUNT(s10_cases); i++)
+		s10_check_upper(&s10_cases[i], "trusted.overlay.protattr", "unmounted");
+	s10_unflag();
+}
+
+static void s10_user(void *arg)
+{
+	(void)arg;
+	MOUNT_OK(&s10, "userxattr");
+	s10_overlay("userxattr");
+	E2E_OK(umount(s10.merged));
+}
+
+/* The same through a userxattr overlay of an unprivileged user: it may not
+ * set append-only or immutable, but copy-up keeps them (user.overlay.*). */
+static void t_fileattr_copy_up_userns(void)
+{
+	s10_layers(DISK "/s10u", 0);
+	e2e_as_user(USER, USER, E2E_USERNS, s10_user, NULL);
+	for (size_t i = 0; i < E2E_COUNT(s10_cases); i++)
+		s10_check_upper(&s10_cases[i], "user.overlay.protattr", "unmounted");
+	s10_unflag();
+}
+
+/*
+ * An upper filesystem that takes neither xattrs nor inode flags (ramfs):
+ * copy-up goes on without them.  Appending to an append-only file copies
+ * it up although overlay.protattr cannot be written (-EPERM, "no xattr on
+ * upper": after a remount the file is no longer append-only), and a sync
+ * file copies up although the upper inode has no flags (-ENOTTY, "no
+ * support on upper").  Any other error fails the copy-up.
+ */
+static void t_fileattr_copy_up_no_xattr(void)
+{
+	const char *r = "/mnt/r10";
+	int k = e2e_kmsg_open(), fd;
+
+	layers(&s10, DISK "/s10r", 1);
+	e2e_mkdirs(r, 0755);
+	E2E_OK(mount("ramfs", r, "ramfs", 0, NULL));
+	snprintf(s10.upper, sizeof(s10.upper), "%s/upper", r);
+	snprintf(s10.work, sizeof(s10.work), "%s/work", r);
+	e2e_mkdirs(s10.upper, 0755);
+	e2e_mkdirs(s10.work, 0755);
+	put(P("%s/append", s10.lower), "append", 1);
+	s10_setflags(P("%s/append", s10.lower), FS_APPEND_FL);
+	put(P("%s/sync", s10.lower), "sync", 1);
+	s10_setflags(P("%s/sync", s10.lower), FS_SYNC_FL);
+	MOUNT_OK(&s10, NULL);
+
+	fd = E2E_OK(open(P("%s/append", s10.merged), O_WRONLY | O_APPEND));
+	E2E_OK(write(fd, "+", 1));
+	close(fd);
+	E2E_ASSERT(e2e_kmsg_find(k, "copying fileattr: no xattr on upper"),
+		   "no \"no xattr on upper\" warning");
+	fd = E2E_OK(open(P("%s/sync", s10.merged), O_WRONLY | O_APPEND));
+	E2E_OK(write(fd, "+", 1));
+	close(fd);
+	E2E_ASSERT(e2e_kmsg_find(k, "copying fileattr: no support on upper"),
+		   "no \"no support on upper\" warning");
+	close(k);
+	EXPECT_CONTENT(P("%s/append", s10.upper), "append+");
+	EXPECT_CONTENT(P("%s/sync", s10.upper), "sync+");
+
+	E2E_OK(umount(s10.merged));
+	MOUNT_OK(&s10, NULL);
+	E2E_ERRNO(s10_flags(P("%s/append", s10.merged)), ENOTTY);
+	fd = E2E_OK(open(P("%s/append", s10.merged), O_WRONLY | O_TRUNC));
+	close(fd);
+	EXPECT_CONTENT(P("%s/append", s10.lower), "append");
+	EXPECT_CONTENT(P("%s/sync", s10.lower), "sync");
+	E2E_OK(umount(s10.merged));
+	s10_setflags(P("%s/append", s10.lower), 0);
+	s10_setflags(P("%s/sync", s10.lower), 0);
+}
+
+/*
+ * The rest of what copy-up carries from the lower inode: its times
+ * (ovl_set_attr(): the upper inode's atime and mtime are the lower's) and
+ * its POSIX ACL (ovl_copy_xattr(): system.posix_acl_access, byte for byte).
+ */
+static void t_copy_up_times_acl(void)
+{
+	/* version 2; user::rw-, user:1000:r--, group::r--, mask::r--, other::--- */
+	static const unsigned char acl[] = {
+		2, 0, 0, 0,
+		0x01, 0, 6, 0, 0xff, 0xff, 0xff, 0xff,
+		0x02, 0, 4, 0, 0xe8, 0x03, 0, 0,
+		0x04, 0, 4, 0, 0xff, 0xff, 0xff, 0xff,
+		0x10, 0, 4, 0, 0xff, 0xff, 0xff, 0xff,
+		0x20, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
+	};
+	const struct timespec ts[2] = { { 1000000001, 0 }, { 1000000000, 0 } };
+	unsigned char buf[128];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	layers(&s10, DISK "/s10t", 1);
+	put(P("%s/f", s10.lower), "f", 1);
+	E2E_OK(setxattr(P("%s/f", s10.lower), "system.posix_acl_access", acl,
+			sizeof(acl), 0));
+	E2E_OK(utimensat(AT_FDCWD, P("%s/f", s10.lower), ts, 0));
+	MOUNT_OK(&s10, NULL);
+	fd = E2E_OK(open(P("%s/f", s10.merged), O_WRONLY));	/* copy-up */
+	close(fd);
+	E2E_OK(umount(s10.merged));
+
+	E2E_OK(lstat(P("%s/f", s10.upper), &st));
+	E2E_ASSERT(st.st_atim.tv_sec == 1000000001 && st.st_mtim.tv_sec == 1000000000,
+		   "upper f: atime %lld mtime %lld", (long long)st.st_atim.tv_sec,
+		   (long long)st.st_mtim.tv_sec);
+	n = lgetxattr(P("%s/f", s10.upper), "system.posix_acl_access", buf, sizeof(buf));
+	E2E_ASSERT(n == (ssize_t)sizeof(acl) && !memcmp(buf, acl, sizeof(acl)),
+		   "upper f: system.posix_acl_access of %zd bytes, not the lower's %zu",
+		   n, sizeof(acl));
+	E2E_ASSERT((st.st_mode & 0777) == 0640, "upper f: mode %o (ACL mask r--)",
+		   st.st_mode & 0777);
+	MOUNT_OK(&s10, NULL);
+	E2E_OK(lstat(P("%s/f", s10.merged), &st));
+	E2E_ASSERT(st.st_mtim.tv_sec == 1000000000, "merged f after remount: mtime %lld",
+		   (long long)st.st_mtim.tv_sec);
+	E2E_OK(umount(s10.merged));
+}
+
 /* ========================================================================= */
 
 static const struct e2e_test tests[] = {
@@ -1494,6 +1797,10 @@ static const struct e2e_test tests[] = {
 	{ "race_copy_up_userns", t_race_copy_up_userns },
 	{ "race_dir", t_race_dir },
 	{ "race_dir_userns", t_race_dir_userns },
+	{ "fileattr_copy_up", t_fileattr_copy_up },
+	{ "fileattr_copy_up_userns", t_fileattr_copy_up_userns },
+	{ "fileattr_copy_up_no_xattr", t_fileattr_copy_up_no_xattr },
+	{ "copy_up_times_acl", t_copy_up_times_acl },
 	{ "probe_write_root_file", t_probe_write_root_file },
 	{ "probe_truncate_root_file", t_probe_truncate_root_file },
 	{ "probe_setuid_root_file", t_probe_setuid_root_file },
