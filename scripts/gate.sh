@@ -143,7 +143,7 @@ for t in "${trees[@]}"; do
 		t0=$(date +%s)
 		echo "gate: kunit $cell"
 		# writes $BUILD/results/$arch.{json,rc,log}
-		${bg_pid:+nice -n 10} "$REPO/scripts/kunit.sh" "$arch"
+		${bg_pid:+nice -n 10} "$REPO/scripts/kunit.sh" --reuse "$arch"
 		echo "gate: kunit $cell took $(( $(date +%s) - t0 )) s"
 		finish_bg
 		bg_log=$(mktemp "$results/.cell-runs.XXXXXX")

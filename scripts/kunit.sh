@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Build (incrementally, through ccache) and run the KUnit kernel of one arch:
 #
-#   scripts/kunit.sh x86_64|arm64 [extra kunit.py run arguments]
+#   scripts/kunit.sh [--reuse] x86_64|arm64 [extra kunit.py run arguments]
+#
+# --reuse (the gate): a run that passed is reused while nothing it depends
+# on changed: the kernel's inputs (the tree with its test sources, the
+# configs, the compiler), this script and the run's arguments.  Failures
+# are never reused; FRESH=1 reruns.
 #
 # The build directory is $BUILD/<arch>; kunit.py's log goes to
 # $BUILD/results/<arch>.log and its JSON results to $BUILD/results/<arch>.json
@@ -18,7 +23,10 @@ SELF=$REPO/scripts/kunit.sh
 . "$REPO/scripts/lib.sh"
 kgate_tree_env
 JOBS=${JOBS:-$(nproc)}
-arch=${1:?usage: scripts/kunit.sh x86_64|arm64 [kunit.py args]}
+reuse=0
+if [ "${1:-}" = --reuse ]; then reuse=1; shift; fi
+[ "${FRESH:-0}" = 1 ] && reuse=0
+arch=${1:?usage: scripts/kunit.sh [--reuse] x86_64|arm64 [kunit.py args]}
 shift
 
 arch_known "$arch" || { echo "kunit: unknown arch '$arch' ($KGATE_ARCHES)" >&2; exit 2; }
@@ -164,6 +172,18 @@ else
 fi
 kernel_key >"$bdir/.kgate-kernel-key"
 
+# The run's own key: the kernel's, its arguments, this script.
+run_key=$( { echo "$key"; printf '%s\n' "${exec_args[@]}" "${KUNIT_TIMEOUT:-60}"
+	cat "$SELF"; } | sha1sum | cut -d' ' -f1)
+cache=$bdir/.kgate-kunit-passed
+if [ $reuse = 1 ] && [ -f "$cache.json" ] && [ "$(cat "$cache.key" 2>/dev/null)" = "$run_key" ]; then
+	cp "$cache.json" "$results/$arch.json"
+	cp "$cache.log" "$results/$arch.log"
+	echo "kunit: $arch: passed before with the same kernel and arguments (cached; FRESH=1 reruns)"
+	exit 0
+fi
+rm -f "$cache.key" "$cache.json" "$cache.log"
+
 set +e
 # A KUnit run boots and finishes in seconds (3.5 s on x86_64 and on arm64
 # under TCG): one that takes a minute hangs, and is red then, not later.
@@ -172,6 +192,9 @@ python3 tools/testing/kunit/kunit.py exec "${common[@]}" \
 	"${exec_args[@]}" >>"$results/$arch.log" 2>&1
 rc=$?
 set -e
+if [ $rc -eq 0 ] && cp "$results/$arch.json" "$cache.json" && cp "$results/$arch.log" "$cache.log"; then
+	echo "$run_key" >"$cache.key"
+fi
 # kunit.py's own closing lines, for a human reading along.
 grep -E '^\[[0-9:]+\] (Testing complete|Elapsed time)' "$results/$arch.log" | tail -n 2 || true
 exit $rc

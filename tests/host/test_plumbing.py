@@ -271,6 +271,59 @@ class ExitCodeFile(TempDirTest):
         self.assertIn('kunit: x86_64 build failed; see '
                       + os.path.join(build, 'results', 'x86_64.log'), log)
 
+    def test_kunit_sh_reuse(self) -> None:
+        """--reuse: a passed KUnit run is reused while the kernel's inputs
+        and the run's arguments are the same; a failed one, a run without
+        --reuse, FRESH=1 and other arguments run again."""
+        build, tree = self.path('build'), self.path('tree')
+        kunit = self.write('tree/tools/testing/kunit/kunit.py', """\
+import json, os, sys
+here = os.path.dirname(os.path.abspath(__file__))
+if sys.argv[1] == 'config':
+    bdir = [a.split('=', 1)[1] for a in sys.argv if a.startswith('--build_dir=')][0]
+    with open(os.path.join(bdir, '.config'), 'w') as f:
+        f.write('CONFIG_KUNIT=y\\n')
+if sys.argv[1] == 'exec':
+    with open(os.path.join(here, 'calls'), 'a') as f:
+        f.write('exec\\n')
+    out = [a.split('=', 1)[1] for a in sys.argv if a.startswith('--json=')][0]
+    with open(out, 'w') as f:
+        json.dump({'name': 'k', 'sub_groups': [], 'test_cases': []}, f)
+    sys.exit(int(os.environ.get('FAKE_KUNIT_RC', '0')))
+""")
+        here = os.path.dirname(kunit)
+        self.write('tree/Makefile', 'vmlinux:\n\t@true\n')
+        for cmd in (['init', '-q'], ['add', '.'], ['-c', 'user.name=t', '-c', 'user.email=t@t',
+                                                  'commit', '-qm', 'tree']):
+            self.assertEqual(run(['git', '-C', tree, *cmd]).returncode, 0)
+        env = {'BUILD': build, 'KTREE': tree, 'KGATE_LOCK': self.path('lock')}
+
+        def execs(*args: str, **more: str) -> int:
+            calls = os.path.join(here, 'calls')
+            if os.path.exists(calls):
+                os.unlink(calls)
+            p = run([os.path.join(REPO, 'scripts', 'kunit.sh'), *args], env={**env, **more})
+            with open(os.path.join(build, 'results', 'x86_64.log'), encoding='utf-8') as f:
+                log = f.read()
+            self.assertTrue(os.path.exists(os.path.join(build, 'results', 'x86_64.json')),
+                            p.stdout + log)
+            if not os.path.exists(calls):
+                return 0
+            with open(calls, encoding='utf-8') as f:
+                return len(f.read().splitlines())
+
+        self.assertEqual(execs('--reuse', 'x86_64'), 1)
+        self.assertEqual(execs('--reuse', 'x86_64'), 0)    # reused
+        self.assertEqual(execs('x86_64'), 1)               # not asked to reuse
+        self.assertEqual(execs('--reuse', 'x86_64', FRESH='1'), 1)
+        self.assertEqual(execs('--reuse', 'x86_64', 'foo.*'), 1)   # other arguments
+        self.assertEqual(execs('x86_64', FAKE_KUNIT_RC='1'), 1)
+        self.assertEqual(execs('--reuse', 'x86_64', FAKE_KUNIT_RC='1'), 1)  # failures rerun
+        self.assertEqual(execs('--reuse', 'x86_64'), 1)
+        self.assertEqual(execs('--reuse', 'x86_64'), 0)
+        with open(os.path.join(build, 'results', 'x86_64.rc'), encoding='utf-8') as f:
+            self.assertEqual(f.read(), '0\n')
+
     def test_kunit_sh_is_the_one_writer(self) -> None:
         """No other script or make rule writes an .rc file."""
         files = ['Makefile'] + [os.path.join('scripts', f) for f in os.listdir(
