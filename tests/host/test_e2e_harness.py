@@ -51,3 +51,17 @@ class Harness(TempDirTest):
         self.assertEqual(rc, 1, out)
         self.assertIn('later ran', out)
         self.assertNotIn('Bail out!', out)
+
+    def test_prefix_names_every_match(self) -> None:
+        """"la*" names every test starting with "la", in table order; an
+        unknown name is "not ok" by its own name, also after a prefix."""
+        rc, out = self.run_prog('la*', 'nosuch', 'first')
+        self.assertEqual(rc, 1, out)
+        self.assertIn('1..4\n', out)
+        lines = [ln for ln in out.splitlines() if ln.startswith(('ok ', 'not ok '))]
+        self.assertEqual(lines, ['ok 1 - later', 'ok 2 - last',
+                                 'not ok 3 - nosuch # no such test', 'ok 4 - first'])
+        self.assertIn("unknown test 'nosuch'", out)
+        rc, out = self.run_prog('zz*')
+        self.assertEqual(rc, 1, out)
+        self.assertIn('not ok 1 - zz* # no such test', out)
