@@ -11,7 +11,7 @@ BUILD ?= $(CURDIR)/build
 # CELLS=all), TREES="6.1 ..." and ARCHES="x86_64 ..." select cells
 # (kgate_cells there); the scripts read them from the environment.
 export CELLS TREES ARCHES
-# The trees of the per-tree targets (series, checkpatch, buildcheck, amcheck,
+# The trees of the per-tree targets (series, postable, checkpatch, buildcheck, amcheck,
 # mutants): TREES, default all.
 ALL_TREES = $(or $(TREES),$(shell . scripts/lib.sh && echo $$KGATE_TREES))
 SUITES ?= $(CURDIR)/kunit/SUITES
@@ -36,7 +36,7 @@ endif
 ifeq ($(STAGED),1)
 export KGATE_USER_INDEX := $(shell git -C '$(KGATE_USER_TREE)' rev-parse --path-format=absolute --git-path index)
 endif
-NOT_FOR_TREE := $(filter series checkpatch buildcheck amcheck mutants bench,$(MAKECMDGOALS))
+NOT_FOR_TREE := $(filter series postable checkpatch buildcheck amcheck mutants bench,$(MAKECMDGOALS))
 ifneq ($(NOT_FOR_TREE),)
 $(error KERNEL_CHECKOUT=<checkout> is for make test, all, tree, kunit-<arch>, e2e-<arch>, install-hook, uninstall-hook; make $(NOT_FOR_TREE) works on the tarball's tree)
 endif
@@ -57,7 +57,7 @@ EACH_TREE = rc=0; for t in $(ALL_TREES); do echo "== $$t"; \
 EACH_TREE_END = || rc=1; done; exit $$rc
 
 .PHONY: all help deps tree test gate selftest install-hook uninstall-hook \
-	series checkpatch buildcheck amcheck mutants bench clean-results distclean \
+	series postable checkpatch buildcheck amcheck mutants bench clean-results distclean \
 	conformance conformance-baseline fuzz test-debug soak
 
 ## all: patched trees, then KUnit on every cell (kunit.py run) with a summary
@@ -76,7 +76,7 @@ $(DEPS_STAMP): scripts/deps.sh
 	@scripts/deps.sh
 	@mkdir -p $(BUILD) && touch $@
 
-## tree: import linux-source-<tree> into build/<tree>/linux, apply patches/<tree>/, install kunit/<tree>/, for each tree of the cells (KERNEL_CHECKOUT=<checkout>: its series on that checkout, in build/tree-<path>/linux)
+## tree: import linux-source-<tree> into build/<tree>/linux, apply patches/<tree>/ with the test files of kunit/, for each tree of the cells (KERNEL_CHECKOUT=<checkout>: its series on that checkout, in build/tree-<path>/linux)
 tree: deps
 	@scripts/cells.sh tree
 
@@ -131,11 +131,15 @@ uninstall-hook:
 selftest: deps
 	@python3 scripts/selftest.py
 
-## series: export each tree's commits on top of base to patches/<tree>/ (+ series); TREES= picks, a tree not imported yet is skipped
+## series: export each tree's commits on top of base to patches/<tree>/ (series, tests: which patch adds which test file) and their test files to kunit/; TREES= picks, a tree not imported yet is skipped
 series:
 	@$(EACH_TREE) scripts/series.sh $(EACH_TREE_END)
 
-## checkpatch: scripts/checkpatch.pl --strict on every patch of each tree's series
+## postable: write each tree's series as it is posted, each test file of kunit/ in the patch that adds it, to build/<tree>/postable/
+postable: tree
+	@$(EACH_TREE) scripts/postable.sh $(EACH_TREE_END)
+
+## checkpatch: scripts/checkpatch.pl --strict on every patch of each tree's postable series
 checkpatch: tree
 	@$(EACH_TREE) scripts/checkpatch.sh $(EACH_TREE_END)
 
@@ -143,8 +147,8 @@ checkpatch: tree
 buildcheck: tree
 	@$(EACH_TREE) scripts/buildcheck.sh $(EACH_TREE_END)
 
-## amcheck: git am each tree's series on a clean tarball tree, kunit.py run with its .kunitconfigs
-amcheck: deps
+## amcheck: git am each tree's postable series on a clean tarball tree, kunit.py run with its .kunitconfigs
+amcheck: tree
 	@$(EACH_TREE) scripts/amcheck.sh $(or $(ARCH),x86_64) $(EACH_TREE_END)
 
 ## mutants: apply each mutants/<tree>/*.patch in turn; the gate must go red for each

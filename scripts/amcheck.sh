@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The series as a maintainer receives it: a clean tree from the tarball,
-# "git am patches/*.patch", then kunit.py as its users type it, with the
-# .kunitconfig files the series adds and nothing copied from this repository.
+# "git am" of the postable series (scripts/postable.sh: patches/<tree>/ with
+# the test files of kunit/ in the patches that add them), then kunit.py as
+# its users type it, with the .kunitconfig files the series adds and nothing
+# else from this repository.
 #
 #   scripts/amcheck.sh [arch]        (default x86_64)
 #
@@ -30,10 +32,10 @@ rmdir "$top/.x"
 git -C "$tree" init -q
 git -C "$tree" add -A -f .
 git -C "$tree" -c user.name=amcheck -c user.email=amcheck@localhost commit -q -m base
-mapfile -t series < <(series_list)
-echo "\$ git am patches/$KGATE_TREE/*.patch   (${#series[@]} patches)"
-(cd "$PATCHES" && git -C "$tree" -c user.name=amcheck -c user.email=amcheck@localhost \
-	am -q "${series[@]/#/$PATCHES/}")
+post=$("$REPO/scripts/postable.sh")
+mapfile -t series <"$post/series"
+echo "\$ git am ${post#"$REPO"/}/*.patch   (${#series[@]} patches)"
+git -C "$tree" -c user.name=amcheck -c user.email=amcheck@localhost am -q "${series[@]/#/$post/}"
 git -C "$tree" log --oneline | head -n $((${#series[@]} + 1))
 
 kgate_build_env

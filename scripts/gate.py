@@ -17,7 +17,7 @@ Reads, in each tree's results dir, only the results of the kinds judged
   conf   conf-*-<arch>.json   conformance runs (fstests sections, the
                               memory-hotplug selftest; same layout)
   tree   tree-*.json          per-tree, arch-independent suites (same
-                              layout, one suite), e.g. tree-series_sync.json
+                              layout, one suite), e.g. tree-mutants_apply.json
 
 and in RESULTS (default: $BUILD/results, BUILD default <repo>/build):
 
@@ -253,7 +253,7 @@ def judge(results: str, suites_file: str, arches: Sequence[str],
             total['FAIL'] += 1
             problems.append(f'{cell}: kunit.py exited {rc}; see {rdir}/{arch}.log')
 
-    # Per-tree suites (series_sync) of every tree of the cells; for the
+    # Per-tree suites (mutants_apply) of every tree of the cells; for the
     # unnamed tree of bare-arch cells they sit with the host suites.
     host_found: dict[str, tuple[str, list[tuple[str, str]]]] = {}
     if 'tree' in kinds:

@@ -15,8 +15,8 @@
 # With KGATE_USER_TREE set (make test TREE=<checkout>), the one tree gated
 # is that checkout's (scripts/usertree.sh: the series of its version applied
 # in the gate's own tree under $BUILD, the checkout never written to), its
-# arches ARCHES (default all), and series_sync and mutants_apply,
-# properties of this repository rather than of the checkout, are not judged.
+# arches ARCHES (default all), and mutants_apply, a property of this
+# repository rather than of the checkout, is not judged.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,7 +38,7 @@ if [ -n "${KGATE_USER_TREE:-}" ]; then
 	exec 9>"$ROOT/.gate.lock"
 	flock -n 9 || { echo "gate: another gate runs on $ROOT; waiting"; flock 9; }
 	suites=$ROOT/SUITES
-	grep -Ev '^(series_sync|mutants_apply)[[:space:]]' "$REPO/kunit/SUITES" >"$suites"
+	grep -Ev '^mutants_apply[[:space:]]' "$REPO/kunit/SUITES" >"$suites"
 fi
 # The cells (bare arches for a checkout of yours): scripts/cells.sh's list.
 all=$("$REPO/scripts/cells.sh" list) || exit 2

@@ -83,15 +83,13 @@ done
 inputs_key() {
 	{
 		kernel_key
-		while read -r f; do [ -n "$f" ] && echo "$f" && cat "$KTREE/$f"; done < <(test_files)
+		while read -r f; do echo "$f"; cat "$KTREE/$f" || true; done < <(test_files)
 	} 2>/dev/null | sha1sum | cut -d' ' -f1
 }
-# The test sources: the series' KUnit files and kunit/'s (scripts/tree.sh).
-git_t() { git -C "$KTREE" "$@"; }
-# shellcheck source=scripts/testfiles.sh
-. "$REPO/scripts/testfiles.sh"
+# The test files of the tree (scripts/testsrc.py: kunit/ and the patch
+# adding each), paths in the kernel tree.
 test_files() {
-	{ series_test_files; cat "$LIST"; } 2>/dev/null | sort -u
+	"$REPO/scripts/testsrc.py" files "$KGATE_TREE" 2>/dev/null | cut -f1
 }
 # The same without the test sources: what the end-to-end runs depend on
 # (they boot with kunit.enable=0, so the KUnit suites never run there).

@@ -8,7 +8,8 @@
 # ---- trees -------------------------------------------------------------------
 # The kernel trees, each named by its Debian package linux-source-<tree>.
 # A tree has its series in patches/<tree>/ (the patches and their series
-# file), its test files in kunit/<tree>/, its mutants in mutants/<tree>/, and
+# file, and tests: which patch adds which test file), its test files in kunit/<tree>/
+# or kunit/all/ (scripts/testsrc.py), its mutants in mutants/<tree>/, and
 # its own build dir $BUILD/<tree>/ (kernel tree, one build dir per arch,
 # results), so each cell (tree x arch) can run alone.
 KGATE_TREES="6.1 6.12"
@@ -30,7 +31,7 @@ tree_known() {
 }
 
 # kgate_tree_env: the facts of the tree $KGATE_TREE (default: the first of
-# KGATE_TREES): PATCHES, KUNIT_SRC, TREE_PKG, TARBALL and, unless set,
+# KGATE_TREES): PATCHES, TREE_PKG, TARBALL and, unless set,
 # BUILD ($REPO/build/<tree>) and KTREE ($BUILD/linux).  Needs REPO.
 # shellcheck disable=SC2034,SC2153  # set for the scripts that source this
 kgate_tree_env() {
@@ -41,7 +42,6 @@ kgate_tree_env() {
 	fi
 	export KGATE_TREE
 	PATCHES=$REPO/patches/$KGATE_TREE
-	KUNIT_SRC=$REPO/kunit/$KGATE_TREE
 	TREE_PKG=linux-source-$KGATE_TREE
 	TARBALL=${TARBALL:-/usr/src/$TREE_PKG.tar.xz}
 	BUILD=${BUILD:-$REPO/build/$KGATE_TREE}
@@ -83,6 +83,8 @@ series_key() {
 	{
 		git -C "$KTREE" rev-parse base
 		series_list | while read -r p; do echo "$p"; cat "$PATCHES/$p"; done
+		"$REPO/scripts/testsrc.py" owners "$KGATE_TREE" 2>&1 |
+			while IFS=$'\t' read -r p f src; do echo "$p $f"; cat "$src" 2>/dev/null; done
 	} | sha1sum | cut -d' ' -f1
 }
 

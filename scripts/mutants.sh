@@ -57,7 +57,7 @@ fi
 
 # The content key of the tree the mutants run on (HEAD, kunit/ and the
 # kunitconfig do not change while they run: each mutant is a work-tree edit).
-key=$("$REPO/scripts/mutants_check.py" key "$KTREE" --kunit "$KUNIT_SRC" --config "$REPO/kunitconfig") || exit 2
+key=$("$REPO/scripts/mutants_check.py" key "$KTREE" --tests "$KGATE_TREE" --config "$REPO/kunitconfig") || exit 2
 verdict() { "$REPO/scripts/mutants_check.py" record "$REPO/mutants/$KGATE_TREE" "$name" "$1" "$arch" "$key"; }
 
 applied=

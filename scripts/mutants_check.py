@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The kept mutants of a tree against that tree, in seconds, no build.
 
-    scripts/mutants_check.py apply KTREE MUTANTS_DIR [--json PATH] [--kunit DIR] [--config FILE]...
+    scripts/mutants_check.py apply KTREE MUTANTS_DIR [--json PATH] [--tests TREE] [--config FILE]...
                                  [--series FILE]
-    scripts/mutants_check.py key KTREE [--kunit DIR] [--config FILE]...
+    scripts/mutants_check.py key KTREE [--tests TREE] [--config FILE]...
     scripts/mutants_check.py record MUTANTS_DIR NAME VERDICT ARCH KEY
 
 apply: `git apply --check` of every MUTANTS_DIR/*.patch on the patched tree
@@ -18,7 +18,7 @@ claims not checked since the tree's code last changed.  Exit code 1 iff a
 mutant does not apply.
 
 key: the content key of the tree: its HEAD's tree object, the test files
-of kunit/<tree>/ (--kunit; the gate lays them over the tree) and the
+of the tree (--tests TREE: scripts/testsrc.py files TREE) and the
 kernel config fragments it is built with (--config: kunitconfig), one
 SHA-1.  The same content gives the same key on every machine.
 
@@ -38,6 +38,8 @@ from typing import Optional, Sequence
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, 'e2e', 'lib'))
 from e2e.results import Case, results_doc, write_json  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import testsrc  # noqa: E402
 
 SUITE = 'mutants_apply'
 VERDICTS = 'VERDICTS'
@@ -56,24 +58,16 @@ def git(tree: str, *args: str, env: Optional[dict[str, str]] = None,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def kunit_files(kunit: Optional[str]) -> list[str]:
-    """The test files under kunit (relative paths, sorted)."""
-    if not kunit or not os.path.isdir(kunit):
-        return []
-    out = []
-    for root, _dirs, files in os.walk(kunit):
-        for f in files:
-            out.append(os.path.relpath(os.path.join(root, f), kunit))
-    return sorted(out)
-
-
-def content_key(tree: str, kunit: Optional[str], configs: Sequence[str] = ()) -> str:
-    """SHA-1 of HEAD's tree object, of kunit's files (path, content) and
-    of the config fragments (content, in order)."""
+def content_key(tree: str, tests: Optional[str], configs: Sequence[str] = (),
+                repo: Optional[str] = None) -> str:
+    """SHA-1 of HEAD's tree object, of the test files of the tree named
+    tests (path, content; kunit/ of repo, default $KGATE_REPO or this
+    repository) and of the config fragments (content, in order)."""
+    root: str = repo if repo is not None else os.environ.get('KGATE_REPO') or testsrc.REPO
     h = hashlib.sha1()
     h.update(git(tree, 'rev-parse', 'HEAD^{tree}').stdout.strip().encode() + b'\n')
-    for rel in kunit_files(kunit):
-        with open(os.path.join(kunit or '', rel), 'rb') as f:
+    for rel, src in (testsrc.files(tests, root) if tests else {}).items():
+        with open(src, 'rb') as f:
             h.update(rel.encode() + b'\0' + hashlib.sha1(f.read()).hexdigest().encode() + b'\n')
     for cfg in configs:
         with open(cfg, 'rb') as f:
@@ -162,7 +156,7 @@ def record(mdir: str, name: str, verdict: str, arch: str, key: str) -> None:
     os.replace(path + '.tmp', path)
 
 
-def check(tree: str, mdir: str, kunit: Optional[str], series: Optional[str],
+def check(tree: str, mdir: str, tests: Optional[str], series: Optional[str],
           configs: Sequence[str] = ()) -> tuple[list[Case], int]:
     """(one case per mutant, how many have no kill on the current key)."""
     mutants = sorted(glob.glob(os.path.join(mdir, '*.patch')))
@@ -178,7 +172,7 @@ def check(tree: str, mdir: str, kunit: Optional[str], series: Optional[str],
             names = series_names(tree, series)
         first = (p.stderr.strip().splitlines() or ['?'])[0]
         cases.append(Case(name, 'FAIL', f'does not apply ({first}); {mover(tree, m, names)}'))
-    key = content_key(tree, kunit, configs)
+    key = content_key(tree, tests, configs)
     verdicts = read_verdicts(mdir)
     stale = sum(1 for c in cases if verdicts.get(c.name, ('', '', ''))[::2] != ('killed', key))
     return cases, stale
@@ -192,25 +186,25 @@ def main(argv: Sequence[str]) -> int:
     a.add_argument('tree')
     a.add_argument('mutants')
     a.add_argument('--json')
-    a.add_argument('--kunit')
+    a.add_argument('--tests')
     a.add_argument('--series')
     a.add_argument('--config', action='append', default=[])
     k = sub.add_parser('key')
     k.add_argument('tree')
-    k.add_argument('--kunit')
+    k.add_argument('--tests')
     k.add_argument('--config', action='append', default=[])
     r = sub.add_parser('record')
     for arg in ('mutants', 'name', 'verdict', 'arch', 'key'):
         r.add_argument(arg)
     args = ap.parse_args(argv)
     if args.cmd == 'key':
-        print(content_key(args.tree, args.kunit, args.config))
+        print(content_key(args.tree, args.tests, args.config))
         return 0
     if args.cmd == 'record':
         record(args.mutants, args.name, args.verdict, args.arch, args.key)
         return 0
     cases, stale = check(os.path.abspath(args.tree), os.path.abspath(args.mutants),
-                         args.kunit and os.path.abspath(args.kunit),
+                         args.tests,
                          args.series and os.path.abspath(args.series), args.config)
     if args.json:
         write_json(args.json, results_doc(SUITE, None, cases))

@@ -3,10 +3,6 @@
 (e2e/lib/e2e/results.py: results_doc, write_json; the layout scripts/gate.py
 reads).
 
-    scripts/results_json.py sync SYNC_FILE OUT
-        series_sync from scripts/tree.sh's list: a line "<state> <path>" per
-        test file, state same (PASS), differs, new or missing (FAIL, with
-        what to do).
     scripts/results_json.py logs SUITE ARCH OUT LOG...
         one case per console log: FAIL on a kernel report (a splat or a
         lockdep/RCU report, e2e.results.find_reports; lockdep's banner at
@@ -28,25 +24,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, 'e2e', 'lib'))
 from e2e.results import Case, find_reports, results_doc, write_json  # noqa: E402
 
-SYNC_WHY = {'same': '',
-            'differs': 'kunit/ differs from the series: run make series',
-            'new': 'in kunit/ but not in the series: add it with the patch that builds it',
-            'missing': 'a test file of the series that kunit/ lacks: run make series'}
 # lockdep's own banner at boot is not a report
 BANNER = 'Lock dependency validator'
-
-
-def sync_cases(text: str) -> list[Case]:
-    """The series_sync cases of scripts/tree.sh's list."""
-    cases = []
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        state, path = line.split(' ', 1)
-        if state not in SYNC_WHY:
-            raise ValueError(f'unknown state {state!r} in {line!r}')
-        cases.append(Case(path, 'PASS' if state == 'same' else 'FAIL', SYNC_WHY[state]))
-    return cases
 
 
 def reports(text: str) -> list[str]:
@@ -96,13 +75,6 @@ def add_reports(json_path: str, log: str) -> int:
 
 
 def main(argv: Sequence[str]) -> int:
-    if len(argv) == 3 and argv[0] == 'sync':
-        text = read(argv[1])
-        if text is None:
-            print(f'results_json: cannot read {argv[1]}', file=sys.stderr)
-            return 2
-        write_json(argv[2], results_doc('series_sync', None, sync_cases(text)))
-        return 0
     if len(argv) >= 4 and argv[0] == 'logs':
         suite, arch, out = argv[1:4]
         write_json(out, results_doc(suite, arch, log_cases(argv[4:])))

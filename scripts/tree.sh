@@ -5,15 +5,11 @@
 #  1. import /usr/src/linux-source-<tree>.tar.xz once, as the commit tagged
 #     "base" of a git repository inside the tree;
 #  2. turn patches/<tree>/series into commits on top of base without touching the
-#     work tree (a private index), then move the work tree to the result:
-#     git rewrites only the files that differ, so make rebuilds only those;
-#  3. lay kunit/<tree>/<path> over $KTREE/<path> where the content differs: the
-#     series carries its tests (the patch that adds a test hook adds the
-#     test file), kunit/ is where they are edited, and an edit there is
-#     tested at once as an uncommitted edit of the tree;
-#  4. record whether kunit/ and the series' test files are the same
-#     ($KTREE/.git/kgate-sync; the gate fails while they differ, and
-#     "make series" folds kunit/ into patches/).
+#     work tree (a private index), each with the test files of kunit/ that
+#     patches/<tree>/tests gives it (scripts/testsrc.py), then move the work
+#     tree to the result: git rewrites only the files that differ, so make
+#     rebuilds only those.  The commits are the postable series, tests
+#     included (make amcheck posts them); an edit in kunit/ is a new series.
 #
 # Nothing is lost: a tree with uncommitted edits or with commits that are not
 # in patches/ is left alone (run "make series" to export them, or FORCE=1).
@@ -34,8 +30,7 @@ say() { echo "tree: $*"; }
 
 git_t() { git -C "$KTREE" -c user.name=kgate -c user.email=kgate@localhost "$@"; }
 
-# shellcheck source=scripts/testfiles.sh
-. "$REPO/scripts/testfiles.sh"
+user_edits() { git_t status --porcelain=v1 --untracked-files=no; }
 
 # ---- 1. the base import ---------------------------------------------------
 src_id() {
@@ -93,6 +88,9 @@ mapfile -t series < <(series_list)
 for p in "${series[@]}"; do
 	[ -f "$PATCHES/$p" ] || die "patches/$KGATE_TREE/series names $p, which does not exist"
 done
+# The test files and the patch that adds each: "<patch> TAB <path> TAB <source>".
+owners=$("$REPO/scripts/testsrc.py" owners "$KGATE_TREE" 2>&1) ||
+	die "$(echo "$owners" | sed 's/^owners: //')"
 
 want_key=$(series_key)
 applied=$(git_t rev-parse -q --verify refs/kgate/applied 2>/dev/null || true)
@@ -110,10 +108,6 @@ if [ "$want_key" != "$have_key" ] || [ "$head" != "$applied" ]; then
 			die "$KTREE has uncommitted edits (above); commit them and 'make series', or rerun with FORCE=1 to drop them"
 		fi
 	fi
-	# The test files laid over the tree from kunit/ go into the index, so
-	# that "git reset --hard" below leaves them alone where the new series
-	# has the same content (no rebuild for nothing).
-	overlay_to_index
 	idx="$KTREE/.git/kgate-index"
 	rm -f "$idx"
 	export GIT_INDEX_FILE=$idx
@@ -128,6 +122,9 @@ if [ "$want_key" != "$have_key" ] || [ "$head" != "$applied" ]; then
 			git_t reset -q
 			die "patch $p does not apply; the tree was not changed"
 		fi
+		while IFS=$'\t' read -r _ path src; do
+			git_t update-index --add --cacheinfo "100644,$(git_t hash-object -w -- "$src"),$path"
+		done < <(awk -F'\t' -v p="$p" '$1 == p' <<<"$owners")
 		git mailinfo "$msg" /dev/null <"$PATCHES/$p" >"$info"
 		subj=$(sed -n 's/^Subject: //p' "$info")
 		[ -n "$subj" ] || die "patch $p has no Subject: line (not a git format-patch file?)"
@@ -148,73 +145,11 @@ if [ "$want_key" != "$have_key" ] || [ "$head" != "$applied" ]; then
 	say "applied ${#series[@]} patch(es) on base ($(git_t rev-parse --short HEAD))"
 fi
 
-# ---- 3. the test sources from kunit/ -----------------------------------------
-# Lay kunit/'s content over the tree where it differs (an uncommitted edit
-# of the series' file, or a new file); drop the overlay of files gone from
-# kunit/.
-mapfile -t now < <(kunit_files)
-for f in "${now[@]}"; do
-	dst="$KTREE/$f"
-	shadow="$SHADOW/$f"
-	if ! cmp -s "$KUNIT_SRC/$f" "$dst"; then
-		if [ -f "$dst" ] && ! cmp -s "$dst" "$shadow" && ! same_as_head "$f"; then
-			# Edited in the tree instead of in kunit/: keep the edit.
-			keep_local "$f"
-		fi
-		mkdir -p "$(dirname "$dst")"
-		cp "$KUNIT_SRC/$f" "$dst"
-		say "installed kunit/$KGATE_TREE/$f"
-	fi
-	mkdir -p "$(dirname "$shadow")"
-	cmp -s "$KUNIT_SRC/$f" "$shadow" || cp "$KUNIT_SRC/$f" "$shadow"
-done
-# Files dropped from kunit/ since the last run: back to the series' version.
-# (An empty kunit/ gives an empty list: no blank line.)
-LC_ALL=C comm -23 <(sed '/^$/d' "$LIST" 2>/dev/null | LC_ALL=C sort -u) \
-	<(printf '%s\n' "${now[@]}" | sed '/^$/d') |
-while read -r f; do
-	[ -f "$KTREE/$f" ] && ! is_overlay "$f" && ! same_as_head "$f" && keep_local "$f"
-	if git_t cat-file -e "HEAD:$f" 2>/dev/null; then
-		git_t checkout -q HEAD -- "$f"
-		say "restored $f from the series (gone from kunit/)"
-	else
-		rm -f "${KTREE:?}/$f"
-		say "removed $f (gone from kunit/)"
-	fi
-	rm -f "$SHADOW/$f"
-done
-printf '%s\n' "${now[@]}" | sed '/^$/d' >"$LIST"
-# Files of kunit/ the series does not have stay out of "git status".
-{
-	echo "# installed from kunit/ by scripts/tree.sh"
-	for f in "${now[@]}"; do git_t cat-file -e "HEAD:$f" 2>/dev/null || echo "/$f"; done
-} >"$KTREE/.git/info/exclude"
-
-# ---- 4. kunit/ and the series must say the same ------------------------------
-# The series carries its tests; kunit/ is where they are edited.  Write one
-# line per test file to $SYNC: "same <f>", or "differs <f>" (edited in
-# kunit/, not yet in patches/: make series), "new <f>" (not in the series),
-# "missing <f>" (a test file of the series that kunit/ lacks).
-{
-	for f in "${now[@]}"; do
-		if ! git_t cat-file -e "HEAD:$f" 2>/dev/null; then echo "new $f"
-		elif same_as_head "$f"; then echo "same $f"
-		else echo "differs $f"; fi
-	done
-	series_test_files | LC_ALL=C comm -23 - <(printf "%s\n" "${now[@]}" | LC_ALL=C sort) | sed 's/^/missing /'
-} >"$SYNC"
-# The same as a per-tree suite of the gate (kunit/SUITES: series_sync, kind tree).
-mkdir -p "$BUILD/results"
-"$REPO/scripts/results_json.py" sync "$SYNC" "$BUILD/results/tree-series_sync.json"
-if grep -qv '^same ' "$SYNC"; then
-	grep -v '^same ' "$SYNC" | sed 's/^/tree: kunit\/ and patches\/ differ: /' >&2
-	echo "tree: the run tests kunit/ as it is; 'make series' folds it into patches/ (the gate stays red until then)" >&2
-fi
-
-# ---- 5. the kept mutants still apply -----------------------------------------
+# ---- 3. the kept mutants still apply -----------------------------------------
 # Each mutants/<tree>/*.patch must apply to this tree, or make mutants
 # cannot run it: a per-tree suite (mutants_apply, kind tree), seconds.  The
 # line after it counts the mutants whose last kill was on other code.
+mkdir -p "$BUILD/results"
 "$REPO/scripts/mutants_check.py" apply "$KTREE" "$REPO/mutants/$KGATE_TREE" \
-	--kunit "$KUNIT_SRC" --config "$REPO/kunitconfig" --series "$PATCHES/series" \
+	--tests "$KGATE_TREE" --config "$REPO/kunitconfig" --series "$PATCHES/series" \
 	--json "$BUILD/results/tree-mutants_apply.json" | sed 's/^/tree: /' || true

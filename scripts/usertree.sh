@@ -15,7 +15,8 @@
 #  3. each patch of the series of its version (patches/6.1/ for a 6.1
 #     tree, patches/6.12/ for 6.12) is applied to it when it applies, found
 #     already there when it applies in reverse, and otherwise stops the run
-#     with one line naming the patch and the tree's version;
+#     with one line naming the patch and the tree's version; the test files
+#     of kunit/ are added;
 #  4. paths that never reach the kernel build (Documentation/ less its
 #     Kconfig files, LICENSES/, MAINTAINERS, ...) are left out, so that a
 #     commit touching only those gives the same tree, and the same kernel;
@@ -173,6 +174,15 @@ else
 	done
 fi
 
+# The test files of the series (scripts/testsrc.py: each lives in kunit/),
+# where the checkout has none of its own (a tree carrying the series may
+# have its own version of them, the one then tested).
+srcs=$("$REPO/scripts/testsrc.py" files "$KGATE_TREE" 2>&1) || die "$(echo "$srcs" | sed 's/^files: //')"
+while IFS=$'\t' read -r path src; do
+	[ -n "$path" ] && ! gk cat-file -e ":$path" 2>/dev/null || continue
+	gk update-index --add --cacheinfo "100644,$(gk hash-object -w -- "$src"),$path"
+done <<<"$srcs"
+
 # ---- 4. what never reaches the kernel build ------------------------------------
 gk rm -r -q --cached --ignore-unmatch -- \
 	':(glob)Documentation/**' ':(exclude,glob)Documentation/**/Kconfig*' \
@@ -186,10 +196,6 @@ gk tag -f base "$user_commit" >/dev/null
 gated=$(echo "kgate: $UT + $P_NAME/ ($applied applied, $present already there)" |
 	GIT_AUTHOR_DATE="@0 +0000" GIT_COMMITTER_DATE="@0 +0000" gk commit-tree "$tree" -p "$user_commit")
 gk reset -q --hard "$gated"
-# The series' test files (kunit/ holds a copy of each): their changes do
-# not touch the kernel the end-to-end runs boot (scripts/kunit.sh).
-(cd "$REPO/kunit/$KGATE_TREE" && find . -mindepth 1 -type f | sed 's|^\./||' | LC_ALL=C sort) \
-	>"$KTREE/.git/kgate-kunit-files"
 
 label="tree: $UT, $what: $version$plus; $P_NAME/: $applied applied, $present already there"
 mkdir -p "$BUILD/results"

@@ -58,7 +58,7 @@ class LoadExpected(TempDirTest):
     def test_the_real_list_expects_the_selftest(self) -> None:
         """A gate where the host selftest did not run cannot be green."""
         want = gate.load_expected(os.path.join(REPO, 'kunit', 'SUITES'), ['x86_64'])
-        self.assertEqual(want['host'], ['host_selftest', 'series_sync', 'mutants_apply'])
+        self.assertEqual(want['host'], ['host_selftest', 'mutants_apply'])
         self.assertEqual(gate.load_expected(os.path.join(REPO, 'kunit', 'SUITES'),
                                             ['x86_64'], ['kunit'])['host'], [])
 
@@ -318,13 +318,13 @@ class MatrixBase(TempDirTest):
     def setUp(self) -> None:
         super().setUp()
         self.suites = self.write('SUITES', 'k_one kunit\ne2e_a e2e x86_64\n'
-                                 'series_sync tree\nhost_selftest host\n')
+                                 'mutants_apply tree\nhost_selftest host\n')
         self.results = self.path('root', 'results')
         self.put('results', 'host-selftest.json',
                  one_suite_doc('host_selftest', [('t.T.test', 'PASS')]))
         for tree in ('6.1', '6.12'):
-            self.put(f'{tree}/results', 'tree-series_sync.json',
-                     one_suite_doc('series_sync', [('fs/x_kunit.c', 'PASS')]))
+            self.put(f'{tree}/results', 'tree-mutants_apply.json',
+                     one_suite_doc('mutants_apply', [('ovl-x', 'PASS')]))
             for arch in ('x86_64', 'arm64'):
                 self.put(f'{tree}/results', f'{arch}.json', kunit_doc({'k_one': [('t1', 'PASS')]}))
                 self.put(f'{tree}/results', f'{arch}.rc', '0\n')
@@ -353,8 +353,8 @@ class Matrix(MatrixBase):
                          ['6.1/x86_64', '6.1/arm64', '6.12/x86_64', '6.1', '6.12', 'host'])
         self.assertEqual(sorted(v['results']['6.12/x86_64']), ['e2e_a', 'k_one'])
         self.assertEqual(sorted(v['results']['6.1/arm64']), ['k_one'])
-        self.assertEqual(list(v['results']['6.12']), ['series_sync'])
-        # 3 cells: k_one 3 + e2e_a 2 (x86_64 only); series_sync x 2 trees; host 1
+        self.assertEqual(list(v['results']['6.12']), ['mutants_apply'])
+        # 3 cells: k_one 3 + e2e_a 2 (x86_64 only); mutants_apply x 2 trees; host 1
         self.assertEqual(v['totals'], {'passed': 8, 'failed': 0, 'skipped': 0})
         table = gate.render(v).splitlines()
         self.assertIn('6.12/x86_64  e2e_a                                1     0     0  ok',
@@ -378,14 +378,14 @@ class Matrix(MatrixBase):
         self.assertIn('6.12/x86_64: kunit.py left no results (exit None); see '
                       + self.path('root', '6.12', 'results') + '/x86_64.log', v['problems'])
         self.assertIn({'arch': '6.12/x86_64', 'suite': 'e2e_a'}, v['missing'])
-        self.assertIn({'arch': '6.12', 'suite': 'series_sync'}, v['missing'])
+        self.assertIn({'arch': '6.12', 'suite': 'mutants_apply'}, v['missing'])
         self.assertNotIn('6.1', [m['arch'] for m in v['missing']])
 
-    def test_series_sync_per_tree(self) -> None:
-        self.put('6.1/results', 'tree-series_sync.json',
-                 one_suite_doc('series_sync', [('fs/x_kunit.c', 'FAIL')]))
+    def test_mutants_apply_per_tree(self) -> None:
+        self.put('6.1/results', 'tree-mutants_apply.json',
+                 one_suite_doc('mutants_apply', [('ovl-x', 'FAIL')]))
         v = gate.judge(self.results, self.suites, self.CELLS)
-        self.assertEqual(v['problems'], ['6.1: series_sync.fs/x_kunit.c FAIL'])
+        self.assertEqual(v['problems'], ['6.1: mutants_apply.ovl-x FAIL'])
 
     def test_host_suites_once(self) -> None:
         """host-*.json in a tree's results dir is not read: host suites run
@@ -403,7 +403,7 @@ class Conformance(MatrixBase):
 
     def setUp(self) -> None:
         super().setUp()
-        self.suites = self.write('SUITES', 'k_one kunit\nseries_sync tree\nhost_selftest host\n'
+        self.suites = self.write('SUITES', 'k_one kunit\nmutants_apply tree\nhost_selftest host\n'
                                  'fstests_overlay_default conf 6.1/x86_64\n')
         self.put('6.1/results', 'conf-fstests_overlay_default-x86_64.json',
                  one_suite_doc('fstests_overlay_default',

@@ -57,13 +57,13 @@ class MutantsApply(TempDirTest):
         self.git('commit', '-qm', 'b: another file')
         self.write('series', '0001-a-a-comment.patch\n0002-b-another-file.patch\n')
         self.write('mutants/a_test-returns-zero.patch', MUTANT)
-        self.write('kunit/a_kunit.c', '/* test */\n')
+        self.write('kunit/t/a_kunit.c', '/* test */\n')
 
     def check(self) -> tuple[int, str, dict[str, object]]:
         out = self.path('out.json')
         p = run([SCRIPT, 'apply', self.path('linux'), self.path('mutants'),
-                 '--kunit', self.path('kunit'), '--series', self.path('series'),
-                 '--json', out])
+                 '--tests', 't', '--series', self.path('series'),
+                 '--json', out], env={'KGATE_REPO': self.tmp})
         with open(out, encoding='utf-8') as f:
             return p.returncode, p.stdout, json.load(f)
 
@@ -102,22 +102,22 @@ class MutantsApply(TempDirTest):
         self.assertIn('"b: another file"; "c: x is two" changed it', doc['test_cases'][0]['log'])
 
     def test_key_follows_the_code_and_the_tests(self) -> None:
-        k1 = mutants_check.content_key(self.path('linux'), self.path('kunit'))
-        self.assertEqual(k1, mutants_check.content_key(self.path('linux'), self.path('kunit')))
-        self.write('kunit/a_kunit.c', '/* test, v2 */\n')
-        k2 = mutants_check.content_key(self.path('linux'), self.path('kunit'))
+        k1 = mutants_check.content_key(self.path('linux'), 't', repo=self.tmp)
+        self.assertEqual(k1, mutants_check.content_key(self.path('linux'), 't', repo=self.tmp))
+        self.write('kunit/t/a_kunit.c', '/* test, v2 */\n')
+        k2 = mutants_check.content_key(self.path('linux'), 't', repo=self.tmp)
         self.commit('c: x is two', '/* a */\n' + A_C.replace('x = 1', 'x = 2'))
-        k3 = mutants_check.content_key(self.path('linux'), self.path('kunit'))
+        k3 = mutants_check.content_key(self.path('linux'), 't', repo=self.tmp)
         cfg = self.write('kunitconfig', 'CONFIG_A=y\n')
-        k4 = mutants_check.content_key(self.path('linux'), self.path('kunit'), [cfg])
+        k4 = mutants_check.content_key(self.path('linux'), 't', [cfg], self.tmp)
         self.write('kunitconfig', 'CONFIG_A=y\nCONFIG_B=y\n')
-        k5 = mutants_check.content_key(self.path('linux'), self.path('kunit'), [cfg])
+        k5 = mutants_check.content_key(self.path('linux'), 't', [cfg], self.tmp)
         self.assertEqual(len({k1, k2, k3, k4, k5}), 5)
 
     def test_stale_count(self) -> None:
         """0 once make mutants recorded a kill on this key; 1 again after
         the code changed, and for a survivor."""
-        key = mutants_check.content_key(self.path('linux'), self.path('kunit'))
+        key = mutants_check.content_key(self.path('linux'), 't', repo=self.tmp)
         p = run([SCRIPT, 'record', self.path('mutants'), 'a_test-returns-zero', 'killed',
                  'x86_64', key])
         self.assertEqual(p.returncode, 0, p.stdout)
@@ -128,7 +128,7 @@ class MutantsApply(TempDirTest):
         self.commit('c: a comment below', '/* a */\n' + A_C + '/* end */\n')
         _rc, out, _doc = self.check()
         self.assertIn('; 1 not killed', out)
-        key = mutants_check.content_key(self.path('linux'), self.path('kunit'))
+        key = mutants_check.content_key(self.path('linux'), 't', repo=self.tmp)
         mutants_check.record(self.path('mutants'), 'a_test-returns-zero', 'survived', 'x86_64', key)
         _rc, out, _doc = self.check()
         self.assertIn('; 1 not killed', out)

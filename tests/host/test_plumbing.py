@@ -159,29 +159,6 @@ class SelftestRecorder(unittest.TestCase):
         self.assertIn('(i=1)', [c.name for c in result.cases if c.status == 'FAIL'][0])
 
 
-class KunitFiles(TempDirTest):
-    """scripts/testfiles.sh kunit_files: the files of kunit/<tree>/."""
-
-    def kunit_files(self, src: str) -> tuple[int, str]:
-        script = f'set -euo pipefail; . {shlex.quote(REPO)}/scripts/testfiles.sh; kunit_files; echo end'
-        p = run(['bash', '-c', script], env={'KUNIT_SRC': src, 'KTREE': self.tmp})
-        return p.returncode, p.stdout
-
-    def test_files(self) -> None:
-        os.makedirs(self.path('k/fs/overlayfs'))
-        with open(self.path('k/fs/overlayfs/x_kunit.c'), 'w') as f:
-            f.write('')
-        with open(self.path('k/fs/overlayfs/.kunitconfig'), 'w') as f:
-            f.write('')
-        self.assertEqual(self.kunit_files(self.path('k')),
-                         (0, 'fs/overlayfs/.kunitconfig\nfs/overlayfs/x_kunit.c\nend\n'))
-
-    def test_a_tree_without_test_files(self) -> None:
-        """A series with no test file yet (kunit/6.12/ before it had one):
-        none, not a failure of set -e."""
-        self.assertEqual(self.kunit_files(self.path('none')), (0, 'end\n'))
-
-
 class Cells(TempDirTest):
     """scripts/cells.sh list: the cells (tree x arch) of a run."""
 

@@ -1,4 +1,4 @@
-"""scripts/results_json.py: the results JSON of series_sync (tree.sh), of
+"""scripts/results_json.py: the results JSON of
 debug_kernel_log (test-debug.sh) and the soak's debug_reports (soak.sh),
 through the one writer e2e.results.write_json."""
 import json
@@ -14,20 +14,6 @@ class ResultsJson(TempDirTest):
     def load(self, path: str) -> Any:
         with open(path, encoding='utf-8') as f:
             return json.load(f)
-
-    def test_sync(self) -> None:
-        sync = self.write('sync', 'same fs/a_kunit.c\ndiffers fs/b_kunit.c\n'
-                                  'new fs/c_kunit.c\nmissing fs/d_kunit.c\n')
-        out = self.path('tree-series_sync.json')
-        self.assertEqual(run([SCRIPT, 'sync', sync, out]).returncode, 0)
-        self.assertEqual(self.load(out), {'name': 'series_sync', 'sub_groups': [], 'test_cases': [
-            {'name': 'fs/a_kunit.c', 'status': 'PASS'},
-            {'name': 'fs/b_kunit.c', 'status': 'FAIL',
-             'log': 'kunit/ differs from the series: run make series'},
-            {'name': 'fs/c_kunit.c', 'status': 'FAIL',
-             'log': 'in kunit/ but not in the series: add it with the patch that builds it'},
-            {'name': 'fs/d_kunit.c', 'status': 'FAIL',
-             'log': 'a test file of the series that kunit/ lacks: run make series'}]})
 
     def test_logs(self) -> None:
         clean = self.write('e2e-overlayfs-x86_64.log',

@@ -28,12 +28,12 @@ From: T <t@example.org>
 Subject: [PATCH 2/2] a: add a test
 
 ---
-diff --git a/a_kunit.c b/a_kunit.c
+diff --git a/Kbuild b/Kbuild
 new file mode 100644
 --- /dev/null
-+++ b/a_kunit.c
++++ b/Kbuild
 @@ -0,0 +1 @@
-+/* test of a() */
++obj-y += a.o a_kunit.o
 """
 PATCH_3 = """\
 From: T <t@example.org>
@@ -49,12 +49,12 @@ diff --git a/a.c b/a.c
 -\treturn 2;
 +\treturn 3;
  }
-diff --git a/a_kunit.c b/a_kunit.c
---- a/a_kunit.c
-+++ b/a_kunit.c
+diff --git a/Kbuild b/Kbuild
+--- a/Kbuild
++++ b/Kbuild
 @@ -1 +1 @@
--/* test of a() */
-+/* test of a(), v2 */
+-obj-y += a.o a_kunit.o
++obj-y += a.o a_kunit.o # v2
 """
 GIT_ID = ['-c', 'user.name=U', '-c', 'user.email=u@example.org']
 
@@ -108,16 +108,25 @@ class UserTree(TempDirTest):
         self.write('linux/b.c', '/* mine */\n')
         git(self.ut, 'add', 'b.c')
         git(self.ut, 'commit', '-q', '-m', 'my commit')
+        # The series and its test file, laid out as this repository has them
+        # (scripts/testsrc.py: the test file in kunit/, the patch adding it
+        # in patches/6.1/tests).
         self.write('patches/series', '# base: 6.1.192\n0001-a.patch\n0002-t.patch\n')
         self.write('patches/0001-a.patch', PATCH_1)
         self.write('patches/0002-t.patch', PATCH_2)
+        self.write('patches/tests', '0002-t.patch a_kunit.c\n')
+        self.write('kunit/6.1/a_kunit.c', '/* test of a() */\n')
+        os.makedirs(self.path('repo', 'patches'))
+        os.symlink(self.path('patches'), self.path('repo', 'patches', '6.1'))
+        os.symlink(self.path('kunit'), self.path('repo', 'kunit'))
         self.build = self.path('build')
         self.ktree = os.path.join(self.build, 'linux')
 
     def usertree(self, **env: str) -> subprocess.CompletedProcess[str]:
         return run([os.path.join(REPO, 'scripts', 'usertree.sh')],
                    env={'BUILD': self.build, 'KGATE_USER_TREE': self.ut,
-                        'PATCHES': self.path('patches'), **env})
+                        'PATCHES': self.path('patches'), 'KGATE_REPO': self.path('repo'),
+                        **env})
 
     def gated(self, path: str) -> str:
         with open(os.path.join(self.ktree, path), encoding='utf-8') as f:
@@ -138,7 +147,7 @@ class UserTree(TempDirTest):
         # The committed state (not the work tree's edit), patched.
         self.assertEqual(self.gated('a.c'), A_C.replace('1;', '2;'))
         self.assertEqual(self.gated('b.c'), '/* mine */\n')
-        self.assertTrue(os.path.exists(os.path.join(self.ktree, 'a_kunit.c')))
+        self.assertEqual(self.gated('a_kunit.c'), '/* test of a() */\n')
         with open(os.path.join(self.build, 'results', 'tree'), encoding='utf-8') as f:
             self.assertEqual(f.read(), p.stdout.splitlines()[-1] + '\n')
 
@@ -166,6 +175,7 @@ class UserTree(TempDirTest):
         for p in ('0001-a.patch', '0002-t.patch'):
             git(self.ut, 'apply', '--index', self.path('patches', p))
         self.write('linux/a_kunit.c', '/* test of a(), edited */\n')
+        git(self.ut, 'add', 'a_kunit.c')
         git(self.ut, 'commit', '-q', '-am', 'the series, a test edited')
         p = self.usertree()
         self.assertEqual(p.returncode, 0, p.stdout)
@@ -173,9 +183,9 @@ class UserTree(TempDirTest):
         self.assertEqual(self.gated('a_kunit.c'), '/* test of a(), edited */\n')
 
     def test_a_later_patch_changes_what_an_earlier_one_added(self) -> None:
-        """Patch 3 edits a.c and the test patch 2 adds: a tree carrying 1-2 takes 3;
-        one carrying 1-3 has all three (checked in reverse order, not one
-        by one against the final state)."""
+        """Patch 3 edits a.c and the Kbuild patch 2 adds: a tree carrying 1-2
+        takes 3; one carrying 1-3 has all three (checked in reverse order,
+        not one by one against the final state)."""
         self.write('patches/0003-t2.patch', PATCH_3)
         self.write('patches/series', '0001-a.patch\n0002-t.patch\n0003-t2.patch\n')
         for p in ('0001-a.patch', '0002-t.patch'):
@@ -184,14 +194,13 @@ class UserTree(TempDirTest):
         p = self.usertree()
         self.assertEqual(p.returncode, 0, p.stdout)
         self.assertIn('patches/6.1/: 1 applied, 2 already there', p.stdout)
-        self.assertEqual(self.gated('a_kunit.c'), '/* test of a(), v2 */\n')
+        self.assertEqual(self.gated('Kbuild'), 'obj-y += a.o a_kunit.o # v2\n')
         git(self.ut, 'apply', '--index', self.path('patches', '0003-t2.patch'))
-        self.write('linux/a_kunit.c', '/* test of a(), mine */\n')
-        git(self.ut, 'commit', '-q', '-am', '3, and a test of mine')
+        git(self.ut, 'commit', '-q', '-am', '3')
         p = self.usertree()
         self.assertEqual(p.returncode, 0, p.stdout)
         self.assertIn('patches/6.1/: 0 applied, 3 already there', p.stdout)
-        self.assertEqual(self.gated('a_kunit.c'), '/* test of a(), mine */\n')
+        self.assertEqual(self.gated('a.c'), A_C.replace('1;', '3;'))
 
     def test_does_not_apply(self) -> None:
         self.write('linux/a.c', A_C.replace('1;', '3;'))
