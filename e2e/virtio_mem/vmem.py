@@ -46,7 +46,7 @@ MEM = f'{BOOT_MIB}M,maxmem={BOOT_MIB + 8704}M'
 # make unplug fail at random).
 #
 # virtio_mem.bbm_safe_unplug=0: an operator's old setting of a module
-# parameter 6.1 still has; patch 0007 removes it (bbm_pinned_unplug shows
+# parameter 6.1 still has; patch 0006 removes it (bbm_pinned_unplug shows
 # why: with it, unplug in Big Block Mode can loop forever).  A kernel with
 # the patch ignores it, and so does 6.12 (upstream's f504e15b94eb).
 CMDLINE = 'memhp_default_state=online_movable virtio_mem.bbm_safe_unplug=0'

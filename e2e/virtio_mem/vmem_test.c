@@ -32,10 +32,10 @@
  * has no virtio_mem warning/error and no OOM or allocation failure.
  *
  * bbm_pinned_unplug, bbm_offline_error and sbm_offline_error each show one
- * of the 6.5 fixes of the series (patches 0007-0009) at work: each fails on
- * a kernel without its patch (the mutants that revert 0007-0009);
- * sbm_request_changes runs the scenario of patch 0010; race_bbm_sysfs the
- * one of patch 0011.
+ * of the 6.5 fixes of the series (patches 0006-0008) at work: each fails on
+ * a kernel without its patch (the mutants that revert 0006-0008);
+ * sbm_request_changes runs the scenario of patch 0009; race_bbm_sysfs the
+ * one of patch 0010.
  * Failing offlining is injected through debugfs (notifier-error-inject).
  */
 #include "e2e_test.h"
@@ -963,7 +963,7 @@ static void t_reboot_replug(void)
 	expect_idle("end");
 }
 
-/* ---- the 6.5 fixes (patches 0007-0009) ------------------------------------ */
+/* ---- the 6.5 fixes (patches 0006-0008) ------------------------------------ */
 
 #define INJECT_OFFLINE "/sys/kernel/debug/notifier-error-inject/memory/" \
 		       "actions/MEM_GOING_OFFLINE/error"
@@ -998,7 +998,7 @@ static uint64_t answer_size(const char *ans)
 }
 
 /*
- * Patch 0007 (upstream f504e15b94eb): unplug in Big Block Mode of a big
+ * Patch 0006 (upstream f504e15b94eb): unplug in Big Block Mode of a big
  * block with a page that cannot move.  The kernel command line carries the
  * old virtio_mem.bbm_safe_unplug=0 (vmem.py).  6.1 without the patch then
  * offlines the big block without fake-offlining it first, and
@@ -1063,7 +1063,7 @@ static void t_bbm_pinned_unplug(void)
 }
 
 /*
- * Patch 0008 (upstream ddf409851461): offlining a big block fails with an
+ * Patch 0007 (upstream ddf409851461): offlining a big block fails with an
  * error other than -EBUSY/-ENOMEM (-EINTR, injected).  6.1 without the
  * patch hands it to the workqueue, which logs "unknown error, marking
  * device broken" and never serves the device again.  With the patch the
@@ -1107,7 +1107,7 @@ static void t_bbm_offline_error(void)
 }
 
 /*
- * Patch 0010 (upstream f55484fd7be9): the host changes its request while
+ * Patch 0009 (upstream f55484fd7be9): the host changes its request while
  * the driver is busy trying to fake-offline memory it cannot take.
  *
  * vm0 at 768M; an 864 MiB buffer fills it, a page pinned in each of its
@@ -1189,7 +1189,7 @@ static void t_sbm_request_changes(void)
 }
 
 /*
- * Patch 0009 (upstream a31648fd4f96): in Sub Block Mode the driver unplugs
+ * Patch 0008 (upstream a31648fd4f96): in Sub Block Mode the driver unplugs
  * all subblocks of a memory block, then offlining the block fails
  * (-EBUSY, injected).  6.1 without the patch never tries again: the empty
  * memory block stays online for good.  With the patch the driver retries
@@ -1539,7 +1539,7 @@ static void t_race_resize(void)
 }
 
 /*
- * Patch 0011: the same race on vm1 (BBM) alone, where it is sharpest: to
+ * Patch 0010: the same race on vm1 (BBM) alone, where it is sharpest: to
  * unplug a big block the driver fake-offlines its memory blocks with
  * alloc_contig_range() while a sysfs offline of one of them has it
  * isolated and waits for the driver's mutex.  6.1's alloc_contig_range()
