@@ -47,6 +47,21 @@ endif
 unexport TREE KERNEL_CHECKOUT
 export BUILD
 
+# The cells of every target are CELLS=, TREES= and ARCHES=; the per-target
+# names they replaced on 2026-12-06 are refused with the new one.
+OLD_SETTINGS := MUTANT_ARCH:ARCHES FUZZ_ARCH:ARCHES SOAK_ARCH:ARCHES FUZZ_TREE:TREES DEBUG_CELLS:CELLS
+$(foreach o,$(OLD_SETTINGS),$(if $(filter command line environment,$(origin $(word 1,$(subst :, ,$(o))))),\
+  $(error $(word 1,$(subst :, ,$(o)))= is now $(word 2,$(subst :, ,$(o)))= (every target takes its cells from CELLS=, TREES=, ARCHES=))))
+ifeq ($(origin ARCH),command line)
+$(error ARCH= is now ARCHES= (every target takes its cells from CELLS=, TREES=, ARCHES=))
+endif
+# One-cell targets (test-debug, fuzz, soak) default to 6.1/x86_64, the
+# per-tree ones (mutants, buildcheck, amcheck) to every tree on x86_64.
+ONE_CELL := test-debug fuzz soak
+ONE_ARCH := $(ONE_CELL) mutants buildcheck amcheck
+$(ONE_CELL): export TREES := $(or $(TREES),$(if $(CELLS),,6.1))
+$(ONE_ARCH): export ARCHES := $(or $(ARCHES),$(if $(CELLS),,x86_64))
+
 DEPS_STAMP := $(BUILD)/.deps-ok
 # The verdict on the results of $(BUILD) (not of the current directory),
 # against kunit/SUITES; KINDS=... before it picks what is judged.
@@ -143,39 +158,29 @@ postable: tree
 checkpatch: tree
 	@$(EACH_TREE) scripts/checkpatch.sh $(EACH_TREE_END)
 
-## buildcheck: build each tree at every patch of its series (x86_64; ARCH=arm64), one by one
+## buildcheck: build each tree at every patch of its series, one by one (the cells' trees, x86_64; ARCHES=arm64)
 buildcheck: tree
-	@$(EACH_TREE) scripts/buildcheck.sh $(EACH_TREE_END)
+	@scripts/cells.sh each buildcheck.sh
 
 ## amcheck: git am each tree's postable series on a clean tarball tree, kunit.py run with its .kunitconfigs
 amcheck: tree
-	@$(EACH_TREE) scripts/amcheck.sh $(or $(ARCH),x86_64) $(EACH_TREE_END)
+	@scripts/cells.sh each amcheck.sh
 
-## mutants: apply each mutants/<tree>/*.patch in turn; the gate must go red for each
+## mutants: apply each mutants/<tree>/*.patch in turn; the gate must go red for each (the cells' trees, x86_64; ARCHES=arm64)
 mutants: tree
-	@$(EACH_TREE) scripts/mutants.sh $(EACH_TREE_END)
+	@scripts/cells.sh each mutants.sh
 
-## test-debug: the KUnit suites and end-to-end runs on a debug kernel (gate config + debug/kunitconfig: KASAN, UBSAN, lockdep, DEBUG_LIST; panic_on_warn=1), any kernel report a failure; DEBUG_CELLS= (default 6.1/x86_64), DEBUG_E2E=0 for KUnit only
-test-debug: deps
-	@$(MAKE) --no-print-directory tree TREES="$(sort $(foreach c,$(or $(DEBUG_CELLS),6.1/x86_64),$(firstword $(subst /, ,$(c)))))"
-	@DEBUG_CELLS="$(or $(DEBUG_CELLS),6.1/x86_64)" scripts/test-debug.sh
+## test-debug: the KUnit suites and end-to-end runs on a debug kernel (gate config + debug/kunitconfig: KASAN, UBSAN, lockdep, DEBUG_LIST; panic_on_warn=1), any kernel report a failure; on 6.1/x86_64 (CELLS= picks others), DEBUG_E2E=0 for KUnit only
+test-debug: deps tree
+	@scripts/test-debug.sh
 
-## fuzz: the property suites (*_prop in kunit/SUITES) with FUZZ_ITERS cases each (default 100000) from FUZZ_SEED (default 1), on 6.1/x86_64's debug kernel (that of make test-debug; FUZZ_DEBUG=0: the gate's; FUZZ_TREE=, FUZZ_ARCH=); no kernel report allowed
-fuzz: deps
-	@$(MAKE) --no-print-directory tree TREES=$(or $(FUZZ_TREE),6.1)
-	@t=$(or $(FUZZ_TREE),6.1); \
-	 if [ "$(FUZZ_DEBUG)" = 0 ]; then export BUILD=$(BUILD)/$$t; \
-	 else export BUILD=$(BUILD)/debug/$$t KTREE=$(BUILD)/$$t/linux \
-		KGATE_KUNITCONFIG_EXTRA=$(CURDIR)/debug/kunitconfig; fi; \
-	 KGATE_TREE=$$t scripts/fuzz.sh
+## fuzz: the property suites (*_prop in kunit/SUITES) with FUZZ_ITERS cases each (default 100000) from FUZZ_SEED (default 1), on 6.1/x86_64's debug kernel (that of make test-debug; FUZZ_DEBUG=0: the gate's; CELLS= picks others); no kernel report allowed
+fuzz: deps tree
+	@scripts/cells.sh each fuzz.sh
 
-## soak: virtio-mem soak, SOAK_CYCLES (default 100) cycles of random sizes on both devices (SBM, BBM) from SOAK_SEED (default 1), under memory load with pinned pages, on 6.1's debug kernel (that of make test-debug; SOAK_DEBUG=0: the gate's; SOAK_ARCH=)
-soak: deps
-	@$(MAKE) --no-print-directory tree TREES=6.1
-	@if [ "$(SOAK_DEBUG)" = 0 ]; then export BUILD=$(BUILD)/6.1; \
-	 else export BUILD=$(BUILD)/debug/6.1 KTREE=$(BUILD)/6.1/linux \
-		KGATE_KUNITCONFIG_EXTRA=$(CURDIR)/debug/kunitconfig; fi; \
-	 KGATE_TREE=6.1 scripts/soak.sh
+## soak: virtio-mem soak, SOAK_CYCLES (default 100) cycles of random sizes on both devices (SBM, BBM) from SOAK_SEED (default 1), under memory load with pinned pages, on 6.1/x86_64's debug kernel (that of make test-debug; SOAK_DEBUG=0: the gate's; CELLS= picks others)
+soak: deps tree
+	@scripts/cells.sh each soak.sh
 
 ## bench: measure cold / no-change / one-file-change gate times (BENCH_CONFIG=<rev>: cold kernel builds, <rev>'s config against the current one)
 bench: deps

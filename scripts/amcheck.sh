@@ -5,7 +5,7 @@
 # its users type it, with the .kunitconfig files the series adds and nothing
 # else from this repository.
 #
-#   scripts/amcheck.sh [arch]        (default x86_64)
+#   scripts/amcheck.sh [arch]        (default $KGATE_ARCH, else x86_64)
 #
 # Works in $BUILD/amcheck/ (its own tree and build dir; the gate's are not
 # touched).  The kernel config differs from the gate's, so the first build
@@ -16,7 +16,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
 kgate_tree_env
-arch=${1:-x86_64}
+arch=${1:-${KGATE_ARCH:-x86_64}}
 arch_known "$arch" || { echo "amcheck: unknown arch '$arch' (known: $KGATE_ARCHES)" >&2; exit 2; }
 cross=$(arch_cross "$arch")
 [ -r "$TARBALL" ] || { echo "amcheck: $TARBALL not found; install it: apt-get install $TREE_PKG (or run: make deps)" >&2; exit 1; }

@@ -6,14 +6,15 @@
 # with the gate's x86_64 .config (every test option on), so the gate's tree
 # and builds are not touched.  The tests come from the patches alone (the
 # series carries them; kunit/ is not copied in), so a patch that builds a
-# test file without adding it breaks here.  ARCH=arm64 checks arm64 instead.
+# test file without adding it breaks here.  KGATE_ARCH=arm64 (make
+# buildcheck ARCHES=arm64) checks arm64 instead.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
 kgate_tree_env
-arch=${ARCH:-x86_64}
+arch=${KGATE_ARCH:-x86_64}
 arch_known "$arch" || { echo "buildcheck: unknown arch $arch (known: $KGATE_ARCHES)" >&2; exit 2; }
 cross=$(arch_cross "$arch")
 cc=$(arch_cc "$arch")

@@ -10,6 +10,8 @@
 #   scripts/cells.sh conf [arch]           scripts/conformance.sh --reuse on each cell
 #   scripts/cells.sh conf-baseline [arch]  the same with --baseline
 #   scripts/cells.sh judge <kinds> [arch]  scripts/gate.py on those cells
+#   scripts/cells.sh each <script> [args]  scripts/<script> (or a path) on each cell, with
+#                                          KGATE_TREE, KGATE_ARCH and BUILD set
 #
 # The cells: CELLS, TREES, ARCHES (kgate_cells in scripts/lib.sh).  Each tree
 # works in $BUILD/<tree>/.  With KGATE_USER_TREE (make ... TREE=<checkout>)
@@ -23,7 +25,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
 ROOT=${BUILD:-$REPO/build}
-step=${1:?usage: scripts/cells.sh list|tree|kunit|e2e|conf|conf-baseline|judge ...}
+step=${1:?usage: scripts/cells.sh list|tree|kunit|e2e|conf|conf-baseline|judge|each ...}
 shift
 
 cells() {
@@ -44,6 +46,7 @@ case $step in
 list | kunit | e2e | conf | conf-baseline) only=${1:-} ;;
 judge) only=${2:-} ;;
 esac
+[ "$step" = each ] && [ -z "${1:-}" ] && { echo "cells: each needs a script" >&2; exit 2; }
 sel=()
 for c in "${all[@]}"; do
 	[ -z "$only" ] || [ "${c#*/}" = "$only" ] && sel+=("$c")
@@ -90,6 +93,15 @@ conf | conf-baseline)
 	[ "$step" = conf-baseline ] && mode=--baseline
 	for c in "${sel[@]}"; do
 		in_cell "$c" "$REPO/scripts/conformance.sh" $mode "${c#*/}" || rc=1
+	done
+	;;
+each)
+	script=$1
+	shift
+	for c in "${sel[@]}"; do
+		echo "== $c"
+		case $script in */*) ;; *) script=$REPO/scripts/$script ;; esac
+		KGATE_ARCH=${c#*/} in_cell "$c" "$script" "$@" || rc=1
 	done
 	;;
 judge)

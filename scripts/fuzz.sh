@@ -4,7 +4,7 @@
 # make test-debug, FUZZ_DEBUG=0 the gate's; built or reused
 # by scripts/kunit.sh, which also runs the gate's own KUnit pass first).
 #
-#   [KGATE_TREE=6.1] [FUZZ_ARCH=x86_64] [FUZZ_ITERS=100000] [FUZZ_SEED=1]
+#   [KGATE_TREE=6.1] [KGATE_ARCH=x86_64] [FUZZ_ITERS=100000] [FUZZ_SEED=1]
 #   scripts/fuzz.sh
 #
 # Every property suite that kunit/SUITES expects on the cell must run, each
@@ -20,7 +20,14 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
 kgate_tree_env
-arch=${FUZZ_ARCH:-x86_64}
+arch=${KGATE_ARCH:-x86_64}
+# The debug kernel of make test-debug (FUZZ_DEBUG=1, the default: its build
+# dir beside the gate's, from the gate's tree) or the gate's (FUZZ_DEBUG=0).
+if [ "${FUZZ_DEBUG:-1}" != 0 ]; then
+	KTREE=$BUILD/linux
+	BUILD=$(dirname "$BUILD")/debug/$KGATE_TREE
+	export KTREE BUILD KGATE_KUNITCONFIG_EXTRA=$REPO/debug/kunitconfig
+fi
 iters=${FUZZ_ITERS:-100000}
 seed=${FUZZ_SEED:-1}
 arch_known "$arch" || { echo "fuzz: unknown arch '$arch' ($KGATE_ARCHES)" >&2; exit 2; }

@@ -38,7 +38,7 @@ if [ -n "${KGATE_USER_TREE:-}" ]; then
 	exec 9>"$ROOT/.gate.lock"
 	flock -n 9 || { echo "gate: another gate runs on $ROOT; waiting"; flock 9; }
 	suites=$ROOT/SUITES
-	grep -Ev '^mutants_apply[[:space:]]' "$REPO/kunit/SUITES" >"$suites"
+	python3 "$REPO/scripts/suites.py" lines --drop mutants_apply >"$suites" || exit 2
 fi
 # The cells (bare arches for a checkout of yours): scripts/cells.sh's list.
 all=$("$REPO/scripts/cells.sh" list) || exit 2

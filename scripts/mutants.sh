@@ -21,8 +21,8 @@
 # those fstests tests of that section (conformance/fstests/host) against
 # the committed baseline; Green: e2e runs every end-to-end run.
 #
-# The tree is always restored, also on ^C.  MUTANT_ARCH picks the arch
-# (default x86_64).  Each mutant's results and logs are kept in
+# The tree is always restored, also on ^C.  KGATE_ARCH picks the arch
+# (default x86_64; make mutants: the cells' arch, ARCHES=).  Each mutant's results and logs are kept in
 # $BUILD/results/mutants/<name>/, and its verdict (killed, survived, broken)
 # with the tree's content key in mutants/<tree>/VERDICTS (committed: make
 # test counts the kept mutants with no kill on the tree's current code).
@@ -42,8 +42,8 @@ for f in "${files[@]}"; do
 	KGATE_TREE=$t
 done
 kgate_tree_env
-arch=${MUTANT_ARCH:-x86_64}
-arch_known "$arch" || { echo "mutants: unknown MUTANT_ARCH '$arch' ($KGATE_ARCHES)" >&2; exit 2; }
+arch=${KGATE_ARCH:-x86_64}
+arch_known "$arch" || { echo "mutants: unknown arch '$arch' ($KGATE_ARCHES)" >&2; exit 2; }
 results=$BUILD/results
 export BUILD
 

@@ -4,7 +4,7 @@
 # built or reused by scripts/kunit.sh, which also runs the cell's KUnit
 # pass first).
 #
-#   [KGATE_TREE=6.1] [SOAK_ARCH=x86_64] [SOAK_CYCLES=100] [SOAK_SEED=1]
+#   [KGATE_TREE=6.1] [KGATE_ARCH=x86_64] [SOAK_CYCLES=100] [SOAK_SEED=1]
 #   scripts/soak.sh
 #
 # Red if a step failed (a size not reached, MemTotal off, a block not
@@ -19,7 +19,14 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
 kgate_tree_env
-arch=${SOAK_ARCH:-x86_64}
+arch=${KGATE_ARCH:-x86_64}
+# The debug kernel of make test-debug (SOAK_DEBUG=1, the default: its build
+# dir beside the gate's, from the gate's tree) or the gate's (SOAK_DEBUG=0).
+if [ "${SOAK_DEBUG:-1}" != 0 ]; then
+	KTREE=$BUILD/linux
+	BUILD=$(dirname "$BUILD")/debug/$KGATE_TREE
+	export KTREE BUILD KGATE_KUNITCONFIG_EXTRA=$REPO/debug/kunitconfig
+fi
 arch_known "$arch" || { echo "soak: unknown arch '$arch' ($KGATE_ARCHES)" >&2; exit 2; }
 for v in "${SOAK_CYCLES:-100}" "${SOAK_SEED:-1}"; do
 	case $v in *[!0-9]*|''|0) echo "soak: SOAK_CYCLES and SOAK_SEED are positive numbers" >&2; exit 2 ;; esac

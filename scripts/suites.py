@@ -4,10 +4,13 @@ parser of kunit/SUITES (scripts/gate.py's read_suites and load_expected)
 for the shell scripts too.
 
     scripts/suites.py [--file SUITES] [--suffix S] KIND CELL
+    scripts/suites.py lines [--file SUITES] [--drop-kind KIND]... [--drop SUITE]...
 
 KIND: kunit, e2e, conf, tree or host; CELL: <tree>/<arch> or a bare arch.
 Prints the names, one a line, in the file's order (--suffix: only those
 ending in S, e.g. _prop).  A suite that names no arch runs on every cell.
+lines: the file's suites as SUITES lines, less the kinds and suites named
+(a SUITES file for a run that does not expect them).
 Exit code 2, with the line at fault, on a malformed file.
 """
 import argparse
@@ -25,7 +28,27 @@ def expected(path: str, kind: str, cell: str, suffix: str = '') -> list[str]:
     return [s for s in want.get(where, []) if s.endswith(suffix)]
 
 
+def lines(path: str, drop_kinds: Sequence[str] = (), drop: Sequence[str] = ()) -> list[str]:
+    """The suites of the file as "suite kind [arch...]" lines, less those."""
+    return [' '.join([name, kind, *on]) for name, kind, on in gate.read_suites(path)
+            if kind not in drop_kinds and name not in drop]
+
+
 def main(argv: Sequence[str]) -> int:
+    if argv[:1] == ['lines']:
+        lp = argparse.ArgumentParser(prog='suites.py lines')
+        lp.add_argument('--file', default=os.path.join(gate.REPO, 'kunit', 'SUITES'))
+        lp.add_argument('--drop-kind', action='append', default=[], choices=gate.KINDS)
+        lp.add_argument('--drop', action='append', default=[])
+        largs = lp.parse_args(argv[1:])
+        try:
+            out = lines(largs.file, largs.drop_kind, largs.drop)
+        except (OSError, ValueError) as err:
+            print(f'suites: {err}', file=sys.stderr)
+            return 2
+        for line in out:
+            print(line)
+        return 0
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--file', default=os.path.join(gate.REPO, 'kunit', 'SUITES'))

@@ -4,7 +4,10 @@
 # debug/kunitconfig (KASAN, UBSAN, lockdep, DEBUG_LIST), booted with
 # panic_on_warn=1 like every gate boot.
 #
-#   [DEBUG_CELLS="6.1/x86_64"] [DEBUG_E2E=1] scripts/test-debug.sh
+#   [CELLS="6.1/x86_64"|TREES=...|ARCHES=...] [DEBUG_E2E=1] scripts/test-debug.sh
+#
+# (the cells: kgate_cells, scripts/lib.sh; make test-debug defaults to
+# 6.1/x86_64)
 #
 # Each cell's debug kernel is built from the gate's tree (build/<tree>/linux,
 # which make tree prepared) in build/debug/<tree>/<arch>; results in
@@ -20,12 +23,12 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
 root=${DEBUG_BUILD:-$REPO/build/debug}
-cells=${DEBUG_CELLS:-6.1/x86_64}
 frag=$REPO/debug/kunitconfig
 mkdir -p "$root/results"
 
 # The cells, checked by the one cell parser (kgate_cells, scripts/lib.sh).
-pairs=$(CELLS=$cells kgate_cells) || exit 2
+pairs=$(kgate_cells) || exit 2
+cells=$(tr ' ' / <<<"$pairs")
 rc=0
 # (fd 3: QEMU reads stdin)
 while read -r tree arch <&3; do
@@ -67,9 +70,10 @@ done 3<<<"$pairs"
 suites=$(mktemp)
 trap 'rm -f "$suites"' EXIT
 # DEBUG_E2E=0: KUnit only, the end-to-end suites not expected
+drop=()
+[ "${DEBUG_E2E:-1}" = 1 ] || drop=(--drop-kind e2e)
 {
-	if [ "${DEBUG_E2E:-1}" = 1 ]; then cat "$REPO/kunit/SUITES"
-	else awk '$2 != "e2e"' "$REPO/kunit/SUITES"; fi
+	python3 "$REPO/scripts/suites.py" lines "${drop[@]}" || exit 2
 	echo "debug_kernel_log e2e"
 } >"$suites"
 RESULTS=$root/results SUITES=$suites KINDS="kunit e2e" python3 "$REPO/scripts/gate.py" $cells || rc=1

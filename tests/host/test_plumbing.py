@@ -204,14 +204,48 @@ class Cells(TempDirTest):
         self.assertIn("unknown arch 'riscv'", p.stdout)
 
     def test_debug_cells_use_the_same_parser(self) -> None:
-        """make test-debug's DEBUG_CELLS go through kgate_cells too: an
-        unknown one stops it before anything is built."""
+        """make test-debug's CELLS go through kgate_cells too: an unknown
+        one stops it before anything is built."""
         p = run([os.path.join(REPO, 'scripts', 'test-debug.sh')],
-                env={'DEBUG_CELLS': '6.1/x86_64 7.0/x86_64', 'DEBUG_BUILD': self.path('dbg')})
+                env={'CELLS': '6.1/x86_64 7.0/x86_64', 'DEBUG_BUILD': self.path('dbg')})
         self.assertEqual(p.returncode, 2)
         self.assertIn("unknown cell '7.0/x86_64' (a cell is tree/arch; trees: 6.1 6.12; "
                       'arches: x86_64 arm64)', p.stdout)
         self.assertNotIn('==', p.stdout)
+
+    def test_each_cell_gets_its_tree_and_arch(self) -> None:
+        """cells.sh each: the one loop of the per-cell targets (mutants,
+        fuzz, soak, buildcheck, amcheck): the script once per cell, with
+        that cell's KGATE_TREE, KGATE_ARCH and BUILD."""
+        p = run([os.path.join(REPO, 'scripts', 'cells.sh'), 'each', 'nonexistent.sh'],
+                env={'CELLS': '6.1/x86_64', 'BUILD': self.path('b')})
+        self.assertEqual(p.returncode, 1)
+        show = self.write('show.sh', '#!/bin/sh\necho "$KGATE_TREE $KGATE_ARCH $BUILD $*"\n',
+                          mode=0o755)
+        p = run([os.path.join(REPO, 'scripts', 'cells.sh'), 'each', show, 'x'],
+                env={'CELLS': '6.12/arm64 6.1/x86_64', 'BUILD': self.path('b')})
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertEqual(p.stdout.splitlines(), [
+            '== 6.12/arm64', f'6.12 arm64 {self.path("b")}/6.12 x',
+            '== 6.1/x86_64', f'6.1 x86_64 {self.path("b")}/6.1 x'])
+
+    def test_old_cell_settings_refused(self) -> None:
+        """The per-target cell settings of before are refused, each with
+        its new name; the one-cell targets default to 6.1/x86_64."""
+        for old, new in [('MUTANT_ARCH=arm64', 'ARCHES='), ('FUZZ_TREE=6.12', 'TREES='),
+                         ('FUZZ_ARCH=arm64', 'ARCHES='), ('SOAK_ARCH=arm64', 'ARCHES='),
+                         ('DEBUG_CELLS=6.1/arm64', 'CELLS='), ('ARCH=arm64', 'ARCHES=')]:
+            with self.subTest(old=old):
+                p = run(['make', '-n', 'mutants', old])
+                self.assertNotEqual(p.returncode, 0)
+                self.assertIn(f'{old.split("=")[0]}= is now {new} (every target takes its cells '
+                              'from CELLS=, TREES=, ARCHES=)', p.stdout)
+        for target, want in [('soak', '6.1|x86_64'), ('mutants', '|x86_64'), ('test', '|')]:
+            with self.subTest(target=target):
+                p = run(['make', '-n', target, '--eval', f'{target}: envtest', '--eval',
+                         'envtest: ; +@echo "$$TREES|$$ARCHES"'])
+                self.assertEqual([ln for ln in p.stdout.splitlines()
+                                  if '|' in ln and not ln.startswith('echo')], [want])
 
     def test_an_arch_no_cell_has(self) -> None:
         p = run([os.path.join(REPO, 'scripts', 'cells.sh'), 'kunit', 'arm64'],

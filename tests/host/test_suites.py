@@ -51,3 +51,17 @@ class Suites(TempDirTest):
                                             'virtio_mem_prop'])
         p = run([SCRIPT, 'conf', '6.1/x86_64'])
         self.assertEqual(p.stdout.split(), ['fstests_overlay_default', 'fstests_overlay_uuid_off'])
+
+    def test_lines_less_kinds_and_suites(self) -> None:
+        """suites.py lines: the SUITES file for a run that does not expect
+        some kinds (make test-debug DEBUG_E2E=0) or suites (a checkout of
+        yours: mutants_apply)."""
+        path = self.write('SUITES', SUITES)
+        p = run([SCRIPT, 'lines', '--file', path, '--drop-kind', 'e2e', '--drop', 'sync'])
+        self.assertEqual((p.returncode, p.stdout), (0, 'a_prop kunit\nb kunit\nc_prop kunit arm64\n'
+                                                        'conf_one conf 6.1/x86_64\n'
+                                                        'conf_two conf 6.12/x86_64 x86_64\n'
+                                                        'self host\n'))
+        p = run([SCRIPT, 'lines', '--file', self.write('BAD', 'a kunnit\n')])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn('BAD:1:', p.stdout)
