@@ -118,15 +118,17 @@ gate: deps
 # (FSTESTS_SRC=<fstests checkout or tarball>, default ../shared/external/;
 # the patched kernel is the gate's, built here if needed: scripts/cells.sh
 # kunit runs its KUnit suites too)
-# (default cells: those conformance/SUITES names, 6.1/x86_64; CELLS=, TREES=
+# (default cells: those kunit/SUITES and conformance/SUITES name, 6.1/x86_64; CELLS=, TREES=
 # or ARCHES= pick others)
 CONF_ARCH = x86_64
+# The conf suites of the gate and those only make conformance runs.
+export CONF_SUITES := $(CURDIR)/kunit/SUITES:$(CURDIR)/conformance/SUITES
 conformance conformance-baseline: export CELLS := $(if $(CELLS)$(TREES)$(ARCHES),$(CELLS),6.1/x86_64)
 conformance: deps tree
 	@rc=0; scripts/cells.sh kunit $(CONF_ARCH) || true; \
 	 FSTESTS_GROUP=$(or $(FSTESTS_GROUP),all) scripts/cells.sh conf $(CONF_ARCH) || rc=1; \
 	 echo; conformance/table $(BUILD) $$(scripts/cells.sh list $(CONF_ARCH)) || rc=1; \
-	 SUITES=$(CURDIR)/conformance/SUITES scripts/cells.sh judge conf $(CONF_ARCH) || rc=1; \
+	 SUITES=$(CONF_SUITES) scripts/cells.sh judge conf $(CONF_ARCH) || rc=1; \
 	 exit $$rc
 
 ## conformance-baseline: build each x86_64 cell's tree at tag base (no patch of ours, same .config) and rewrite conformance/known/<tree>/<arch>/<section> from its runs (whole group; SECTIONS="..." picks sections)

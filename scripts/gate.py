@@ -64,9 +64,20 @@ COUNTED = ('PASS', 'FAIL', 'SKIP')
 Json = dict[str, Any]
 
 
-def read_suites(path: str) -> list[tuple[str, str, list[str]]]:
+def read_suites(paths: str) -> list[tuple[str, str, list[str]]]:
     """(suite, kind, [arch...]) of each line "suite kind [arch...]" of a
-    SUITES file ('#' comments).  ValueError on a malformed line."""
+    SUITES file ('#' comments), or of several joined by ':' (as in PATH).
+    ValueError on a malformed line or a suite listed twice."""
+    out: list[tuple[str, str, list[str]]] = []
+    for path in paths.split(os.pathsep):
+        for suite in _read_one(path):
+            if suite[0] in [s[0] for s in out]:
+                raise ValueError(f'{path}: {suite[0]} is listed twice in {paths}')
+            out.append(suite)
+    return out
+
+
+def _read_one(path: str) -> list[tuple[str, str, list[str]]]:
     out = []
     with open(path, encoding='utf-8') as f:
         for lineno, raw in enumerate(f, 1):

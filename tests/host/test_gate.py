@@ -55,6 +55,18 @@ class LoadExpected(TempDirTest):
                 with self.assertRaises(ValueError):
                     gate.load_expected(path, ['x86_64'])
 
+    def test_several_files(self) -> None:
+        """SUITES=a:b (make conformance: the gate's conf suites and its own):
+        the union; a suite in both is an error, not counted twice."""
+        a = self.write('A', 'k kunit\nc1 conf 6.1/x86_64\n')
+        b = self.write('B', 'c2 conf 6.1/x86_64\n')
+        self.assertEqual(gate.load_expected(f'{a}:{b}', ['6.1/x86_64'], ['conf'])['6.1/x86_64'],
+                         ['c1', 'c2'])
+        self.write('B', 'c1 conf 6.1/x86_64\n')
+        with self.assertRaises(ValueError) as e:
+            gate.load_expected(f'{a}:{b}', ['6.1/x86_64'])
+        self.assertEqual(str(e.exception), f'{b}: c1 is listed twice in {a}:{b}')
+
     def test_the_real_list_expects_the_selftest(self) -> None:
         """A gate where the host selftest did not run cannot be green."""
         want = gate.load_expected(os.path.join(REPO, 'kunit', 'SUITES'), ['x86_64'])
