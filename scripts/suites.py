@@ -35,34 +35,26 @@ def lines(path: str, drop_kinds: Sequence[str] = (), drop: Sequence[str] = ()) -
 
 
 def main(argv: Sequence[str]) -> int:
-    if argv[:1] == ['lines']:
-        lp = argparse.ArgumentParser(prog='suites.py lines')
-        lp.add_argument('--file', default=os.path.join(gate.REPO, 'kunit', 'SUITES'))
-        lp.add_argument('--drop-kind', action='append', default=[], choices=gate.KINDS)
-        lp.add_argument('--drop', action='append', default=[])
-        largs = lp.parse_args(argv[1:])
-        try:
-            out = lines(largs.file, largs.drop_kind, largs.drop)
-        except (OSError, ValueError) as err:
-            print(f'suites: {err}', file=sys.stderr)
-            return 2
-        for line in out:
-            print(line)
-        return 0
-    ap = argparse.ArgumentParser(description=__doc__,
+    listing = argv[:1] == ['lines']
+    ap = argparse.ArgumentParser(prog='suites.py lines' if listing else None, description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--file', default=os.path.join(gate.REPO, 'kunit', 'SUITES'))
-    ap.add_argument('--suffix', default='')
-    ap.add_argument('kind', choices=gate.KINDS)
-    ap.add_argument('cell')
-    args = ap.parse_args(argv)
+    if listing:
+        ap.add_argument('--drop-kind', action='append', default=[], choices=gate.KINDS)
+        ap.add_argument('--drop', action='append', default=[])
+    else:
+        ap.add_argument('--suffix', default='')
+        ap.add_argument('kind', choices=gate.KINDS)
+        ap.add_argument('cell')
+    args = ap.parse_args(argv[1:] if listing else argv)
     try:
-        names = expected(args.file, args.kind, args.cell, args.suffix)
+        out = (lines(args.file, args.drop_kind, args.drop) if listing
+               else expected(args.file, args.kind, args.cell, args.suffix))
     except (OSError, ValueError) as err:
         print(f'suites: {err}', file=sys.stderr)
         return 2
-    for n in names:
-        print(n)
+    for line in out:
+        print(line)
     return 0
 
 
