@@ -28,7 +28,7 @@ mkdir -p "$root/results"
 
 # The cells, checked by the one cell parser (kgate_cells, scripts/lib.sh).
 pairs=$(kgate_cells) || exit 2
-cells=$(tr ' ' / <<<"$pairs")
+mapfile -t cell_list < <(tr ' ' / <<<"$pairs")
 rc=0
 # (fd 3: QEMU reads stdin)
 while read -r tree arch <&3; do
@@ -76,5 +76,5 @@ drop=()
 	python3 "$REPO/scripts/suites.py" lines "${drop[@]}" || exit 2
 	echo "debug_kernel_log e2e"
 } >"$suites"
-RESULTS=$root/results SUITES=$suites KINDS="kunit e2e" python3 "$REPO/scripts/gate.py" $cells || rc=1
+RESULTS=$root/results SUITES=$suites KINDS="kunit e2e" python3 "$REPO/scripts/gate.py" "${cell_list[@]}" || rc=1
 exit $rc

@@ -90,7 +90,7 @@ for p in "${series[@]}"; do
 done
 # The test files and the patch that adds each: "<patch> TAB <path> TAB <source>".
 owners=$("$REPO/scripts/testsrc.py" owners "$KGATE_TREE" 2>&1) ||
-	die "$(echo "$owners" | sed 's/^owners: //')"
+	die "${owners//owners: /}"
 
 want_key=$(series_key)
 applied=$(git_t rev-parse -q --verify refs/kgate/applied 2>/dev/null || true)

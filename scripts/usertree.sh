@@ -177,7 +177,7 @@ fi
 # The test files of the series (scripts/testsrc.py: each lives in kunit/),
 # where the checkout has none of its own (a tree carrying the series may
 # have its own version of them, the one then tested).
-srcs=$("$REPO/scripts/testsrc.py" files "$KGATE_TREE" 2>&1) || die "$(echo "$srcs" | sed 's/^files: //')"
+srcs=$("$REPO/scripts/testsrc.py" files "$KGATE_TREE" 2>&1) || die "${srcs//files: /}"
 while IFS=$'\t' read -r path src; do
 	[ -n "$path" ] && ! gk cat-file -e ":$path" 2>/dev/null || continue
 	gk update-index --add --cacheinfo "100644,$(gk hash-object -w -- "$src"),$path"
