@@ -23,25 +23,23 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
 root=${DEBUG_BUILD:-$REPO/build/debug}
-frag=$REPO/debug/kunitconfig
 mkdir -p "$root/results"
 
-# The cells, checked by the one cell parser (kgate_cells, scripts/lib.sh).
-pairs=$(kgate_cells) || exit 2
-mapfile -t cell_list < <(tr ' ' / <<<"$pairs")
-rc=0
-# (fd 3: QEMU reads stdin)
-while read -r tree arch <&3; do
-	cell=$tree/$arch
+# One cell (scripts/cells.sh each runs "test-debug.sh --cell" per cell, with
+# KGATE_TREE and KGATE_ARCH set): its debug kernel, KUnit, end-to-end runs.
+if [ "${1:-}" = --cell ]; then
+	# shellcheck disable=SC2153  # set by scripts/cells.sh each
+	tree=$KGATE_TREE arch=$KGATE_ARCH cell=$KGATE_TREE/$KGATE_ARCH
 	if [ ! -d "$REPO/build/$tree/linux/.git" ]; then
 		echo "test-debug: no tree build/$tree/linux; run: make tree TREES=$tree" >&2
 		exit 2
 	fi
-	export KGATE_TREE=$tree KTREE=$REPO/build/$tree/linux BUILD=$root/$tree
-	export KGATE_KUNITCONFIG_EXTRA=$frag
+	export KTREE=$REPO/build/$tree/linux BUILD=$root/$tree
+	export KGATE_KUNITCONFIG_EXTRA=$REPO/debug/kunitconfig
 	results=$BUILD/results
 	mkdir -p "$results"
-	echo "== $cell (debug kernel: $BUILD/$arch)"
+	echo "test-debug: debug kernel in $BUILD/$arch"
+	rc=0
 	t0=$(date +%s)
 	KUNIT_TIMEOUT=${KUNIT_TIMEOUT:-1800} "$REPO/scripts/kunit.sh" "$arch" || rc=1
 	echo "test-debug: $cell KUnit: $(( $(date +%s) - t0 )) s"
@@ -65,7 +63,16 @@ while read -r tree arch <&3; do
 	fi
 	"$REPO/scripts/results_json.py" logs debug_kernel_log "$arch" \
 		"$results/e2e-debug_kernel_log-$arch.json" "${logs[@]}" | sed 's/^/test-debug: /'
-done 3<<<"$pairs"
+	exit $rc
+fi
+
+# The cells, checked by the one cell parser (kgate_cells, scripts/lib.sh),
+# each run by the one cell loop (scripts/cells.sh each).
+out=$("$REPO/scripts/cells.sh" list) || exit 2
+mapfile -t cell_list <<<"$out"
+rc=0
+"$REPO/scripts/cells.sh" each test-debug.sh --cell || rc=$?
+[ $rc = 2 ] && exit 2
 
 suites=$(mktemp)
 trap 'rm -f "$suites"' EXIT
