@@ -46,21 +46,33 @@ command -v "$cc" >/dev/null || {
 }
 kgate_build_env
 
-# KGATE_KUNITCONFIG_EXTRA: more kunitconfig fragments merged over the
-# gate's (make test-debug: debug/kunitconfig), in a build dir of their own.
-extra=()
+# KGATE_KUNITCONFIG_EXTRA: more kunitconfig fragments over the gate's (make
+# test-debug: debug/kunitconfig), in a build dir of their own.  kunit.py
+# refuses two fragments that set one option differently, so an option a
+# fragment sets replaces the gate's line (the gate leaves KALLSYMS out, the
+# debug kernel turns it on): one merged file, $bdir/kunitconfig.
+kunitconfig=$REPO/kunitconfig
+frags=()
 for f in ${KGATE_KUNITCONFIG_EXTRA:-}; do
 	[ -f "$f" ] || { echo "kunit: no kunitconfig fragment $f" >&2; exit 2; }
-	extra+=(--kunitconfig="$f")
+	frags+=("$f")
 done
+if [ ${#frags[@]} -gt 0 ]; then
+	kunitconfig=$bdir/kunitconfig
+	awk -v base="$REPO/kunitconfig" '
+		function opt(l) { return match(l, /CONFIG_[A-Za-z0-9_]+/) ? substr(l, RSTART, RLENGTH) : "" }
+		FILENAME == base { if (opt($0) == "" || !(opt($0) in set)) print; next }
+		{ if (opt($0) != "") set[opt($0)] = 1; extra = extra $0 "\n" }
+		END { printf "%s", extra }' "${frags[@]}" "$REPO/kunitconfig" >"$kunitconfig.new"
+	mv "$kunitconfig.new" "$kunitconfig"
+fi
 # The make target: the image QEMU boots (kernel_path of qemu_configs/), so
 # no build makes what nothing boots (x86_64's bzImage, arm64's Image.gz).
 target=$(basename "$(arch_kernel_path "$arch")")
 common=(
 	--arch="$arch"
 	--build_dir="$bdir"
-	--kunitconfig="$REPO/kunitconfig"
-	"${extra[@]}"
+	--kunitconfig="$kunitconfig"
 	--qemu_config="$REPO/qemu_configs/$arch.py"
 	--make_options="CC=ccache $cc"
 )

@@ -335,6 +335,37 @@ if sys.argv[1] == 'exec':
         with open(os.path.join(build, 'results', 'x86_64.rc'), encoding='utf-8') as f:
             self.assertEqual(f.read(), '0\n')
 
+    def test_kunit_sh_merges_a_fragment_over_the_gate_config(self) -> None:
+        """KGATE_KUNITCONFIG_EXTRA (the debug kernel): kunit.py refuses two
+        fragments that set one option differently, so kunit.sh passes one
+        file, the gate's kunitconfig with the options the fragment sets
+        replaced by the fragment's lines."""
+        build, tree = self.path('build'), self.path('tree')
+        self.write('tree/tools/testing/kunit/kunit.py', """\
+import os, sys
+here = os.path.dirname(os.path.abspath(__file__))
+if sys.argv[1] == 'config':
+    cfgs = [a.split('=', 1)[1] for a in sys.argv if a.startswith('--kunitconfig=')]
+    with open(os.path.join(here, 'seen'), 'w') as f:
+        f.write(f'{len(cfgs)}\\n')
+        with open(cfgs[0]) as c:
+            f.write(c.read())
+sys.exit(1)
+""")
+        frag = self.write('frag', 'CONFIG_KALLSYMS=y\nCONFIG_KASAN=y\n')
+        run([os.path.join(REPO, 'scripts', 'kunit.sh'), 'x86_64'],
+            env={'BUILD': build, 'KTREE': tree, 'KGATE_LOCK': self.path('lock'),
+                 'KGATE_KUNITCONFIG_EXTRA': frag})
+        with open(self.path('tree/tools/testing/kunit/seen'), encoding='utf-8') as f:
+            seen = f.read().splitlines()
+        self.assertEqual(seen[0], '1')
+        self.assertEqual(seen[-2:], ['CONFIG_KALLSYMS=y', 'CONFIG_KASAN=y'])
+        self.assertNotIn('# CONFIG_KALLSYMS is not set', seen)
+        with open(os.path.join(REPO, 'kunitconfig'), encoding='utf-8') as f:
+            gate_lines = f.read().splitlines()
+        self.assertIn('# CONFIG_KALLSYMS is not set', gate_lines)
+        self.assertEqual(len(seen) - 1, len(gate_lines) - 1 + 2)
+
     def test_kunit_sh_is_the_one_writer(self) -> None:
         """No other script or make rule writes an .rc file."""
         files = ['Makefile'] + [os.path.join('scripts', f) for f in os.listdir(
