@@ -1,4 +1,6 @@
 # kunit.py --qemu_config for x86_64 (QEMU's q35-less default pc machine).
+import os
+
 from ..qemu_config import QemuArchParams
 
 QEMU_ARCH = QemuArchParams(linux_arch='x86_64',
@@ -65,7 +67,9 @@ CONFIG_PROCESSOR_SELECT=y
 # CONFIG_PCSPKR_PLATFORM is not set
 # CONFIG_EARLY_PRINTK is not set''',
 			   qemu_arch='x86_64',
-			   kernel_path='vmlinux',
+			   # (the debug kernel: bzImage, KGATE_X86_64_IMAGE; qboot's PVH
+			   # boot of its vmlinux ends before the first console line)
+			   kernel_path=os.environ.get('KGATE_X86_64_IMAGE', 'vmlinux'),
 			   kernel_command_line='console=ttyS0 panic_on_warn=1 panic=-1',
 			   # qboot is faster than SeaBIOS and boots a PVH vmlinux;
 			   # Debian's qemu-system-x86 ships it.  Two CPUs

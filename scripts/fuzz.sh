@@ -23,11 +23,7 @@ kgate_tree_env
 arch=${KGATE_ARCH:-x86_64}
 # The debug kernel of make test-debug (FUZZ_DEBUG=1, the default: its build
 # dir beside the gate's, from the gate's tree) or the gate's (FUZZ_DEBUG=0).
-if [ "${FUZZ_DEBUG:-1}" != 0 ]; then
-	KTREE=$BUILD/linux
-	BUILD=$(dirname "$BUILD")/debug/$KGATE_TREE
-	export KTREE BUILD KGATE_KUNITCONFIG_EXTRA=$REPO/debug/kunitconfig
-fi
+[ "${FUZZ_DEBUG:-1}" = 0 ] || kgate_debug_env
 iters=${FUZZ_ITERS:-100000}
 seed=${FUZZ_SEED:-1}
 arch_known "$arch" || { echo "fuzz: unknown arch '$arch' ($KGATE_ARCHES)" >&2; exit 2; }

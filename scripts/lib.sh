@@ -88,6 +88,17 @@ series_key() {
 	} | sha1sum | cut -d' ' -f1
 }
 
+# kgate_debug_env: switch a script of the cell $KGATE_TREE (BUILD: its
+# build/<tree>) to the debug kernel of make test-debug: built from the same
+# tree in build/debug/<tree>/ with debug/kunitconfig over the gate's config;
+# on x86_64 booted as bzImage (qemu_configs/x86_64.py).
+kgate_debug_env() {
+	KTREE=${KTREE:-$BUILD/linux}
+	BUILD=${DEBUG_BUILD:-$(dirname "$BUILD")/debug}/$KGATE_TREE
+	export KTREE BUILD KGATE_KUNITCONFIG_EXTRA=$REPO/debug/kunitconfig
+	export KGATE_X86_64_IMAGE=arch/x86/boot/bzImage
+}
+
 # ---- arches ------------------------------------------------------------------
 # The QEMU side of each arch (machine, console, kernel image path) is in
 # qemu_configs/<arch>.py, read by kunit.py and by the end-to-end runs.

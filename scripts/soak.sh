@@ -22,11 +22,7 @@ kgate_tree_env
 arch=${KGATE_ARCH:-x86_64}
 # The debug kernel of make test-debug (SOAK_DEBUG=1, the default: its build
 # dir beside the gate's, from the gate's tree) or the gate's (SOAK_DEBUG=0).
-if [ "${SOAK_DEBUG:-1}" != 0 ]; then
-	KTREE=$BUILD/linux
-	BUILD=$(dirname "$BUILD")/debug/$KGATE_TREE
-	export KTREE BUILD KGATE_KUNITCONFIG_EXTRA=$REPO/debug/kunitconfig
-fi
+[ "${SOAK_DEBUG:-1}" = 0 ] || kgate_debug_env
 arch_known "$arch" || { echo "soak: unknown arch '$arch' ($KGATE_ARCHES)" >&2; exit 2; }
 for v in "${SOAK_CYCLES:-100}" "${SOAK_SEED:-1}"; do
 	case $v in *[!0-9]*|''|0) echo "soak: SOAK_CYCLES and SOAK_SEED are positive numbers" >&2; exit 2 ;; esac

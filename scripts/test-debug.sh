@@ -34,8 +34,9 @@ if [ "${1:-}" = --cell ]; then
 		echo "test-debug: no tree build/$tree/linux; run: make tree TREES=$tree" >&2
 		exit 2
 	fi
-	export KTREE=$REPO/build/$tree/linux BUILD=$root/$tree
-	export KGATE_KUNITCONFIG_EXTRA=$REPO/debug/kunitconfig
+	BUILD=$REPO/build/$tree DEBUG_BUILD=$root
+	unset KTREE
+	kgate_debug_env
 	results=$BUILD/results
 	mkdir -p "$results"
 	echo "test-debug: debug kernel in $BUILD/$arch"

@@ -11,7 +11,7 @@ import unittest
 from typing import Optional
 from unittest import mock
 
-from common import TempDirTest
+from common import REPO, TempDirTest, run
 
 from e2e import E2EError, arches, guest, host, paths, qemu, results
 from e2e.guest import Chr, Dir, File, Symlink
@@ -244,6 +244,19 @@ class Arches(TempDirTest):
         self.assertEqual((a.qemu, a.machine_args, a.console_args, a.kernel_rel), (
             'qemu-system-x86_64', ['-bios', 'qboot.rom', '-smp', '2'],
             'console=ttyS0 panic_on_warn=1 panic=-1', 'x86_64/vmlinux'))
+
+    def test_x86_64_debug_kernel_boots_bzimage(self) -> None:
+        """The debug kernel (scripts/lib.sh kgate_debug_env) boots as
+        bzImage: qboot's PVH boot of its vmlinux ends before the console."""
+        p = run(['bash', '-c', '. scripts/lib.sh; REPO=$PWD KGATE_TREE=6.1 BUILD=/b/6.1; '
+                 'kgate_debug_env; echo "$BUILD $KTREE $KGATE_KUNITCONFIG_EXTRA"; '
+                 'arch_kernel_path x86_64; arch_kernel_path arm64'])
+        self.assertEqual(p.stdout.splitlines(), [
+            f'/b/debug/6.1 /b/6.1/linux {REPO}/debug/kunitconfig',
+            'arch/x86/boot/bzImage', 'arch/arm64/boot/Image'])
+        with mock.patch.dict(os.environ, {'KGATE_X86_64_IMAGE': 'arch/x86/boot/bzImage'}):
+            self.assertEqual(arches.load_params(os.path.join(REPO, 'qemu_configs', 'x86_64.py'))
+                             .kernel_path, 'arch/x86/boot/bzImage')
 
     def test_arm64(self) -> None:
         a = arches.get('arm64')
