@@ -85,8 +85,9 @@ all: deps tree
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
 
-## deps: install the Debian packages needed (skips what is present)
+## deps: install the Debian packages needed (skips what is present) and fetch the kernel tarball of each tree of the cells that the machine's apt sources lack (7.3: scripts/source.sh)
 deps: $(DEPS_STAMP)
+	@scripts/cells.sh sources
 $(DEPS_STAMP): scripts/deps.sh
 	@scripts/deps.sh
 	@mkdir -p $(BUILD) && touch $@

@@ -4,6 +4,9 @@
 # e2e-<arch>; scripts/gate.sh runs the whole gate):
 #
 #   scripts/cells.sh list [arch]           the cells, "<tree>/<arch>" a line
+#   scripts/cells.sh sources               fetch the tarball of each tree that
+#                                          the machine's apt sources lack
+#                                          (scripts/source.sh)
 #   scripts/cells.sh tree                  prepare each tree's patched tree
 #   scripts/cells.sh kunit|e2e [arch]      scripts/kunit.sh / scripts/e2e.sh
 #                                          on each cell (only arch's)
@@ -25,7 +28,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$REPO/scripts/lib.sh"
 ROOT=${BUILD:-$REPO/build}
-step=${1:?usage: scripts/cells.sh list|tree|kunit|e2e|conf|conf-baseline|judge|each ...}
+step=${1:?usage: scripts/cells.sh list|sources|tree|kunit|e2e|conf|conf-baseline|judge|each ...}
 shift
 
 cells() {
@@ -70,6 +73,13 @@ in_cell() {
 rc=0
 case $step in
 list) printf '%s\n' "${sel[@]}" ;;
+sources)
+	[ -n "${KGATE_USER_TREE:-}" ] && exit 0
+	for t in $(printf '%s\n' "${sel[@]%%/*}" | sort -u); do
+		kgate_source_line "$t" >/dev/null || continue
+		"$REPO/scripts/source.sh" "$t" >/dev/null || rc=1
+	done
+	;;
 tree)
 	done_trees=" "
 	for c in "${sel[@]}"; do

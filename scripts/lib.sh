@@ -12,7 +12,11 @@
 # or kunit/all/ (scripts/testsrc.py), its mutants in mutants/<tree>/, and
 # its own build dir $BUILD/<tree>/ (kernel tree, one build dir per arch,
 # results), so each cell (tree x arch) can run alone.
-KGATE_TREES="6.1 6.12"
+KGATE_TREES="6.1 6.12 7.3"
+# The trees of the cells when none is named (CELLS=all: every tree).  7.3
+# is left out: its two cells would take a cold gate past its budget
+# (README, "Figures").
+KGATE_DEFAULT_TREES="6.1 6.12"
 
 # kgate_source_line <tree>: the apt line that offers linux-source-<tree>,
 # for a tree whose package the machine's own apt sources do not carry
@@ -31,7 +35,9 @@ tree_known() {
 }
 
 # kgate_tree_env: the facts of the tree $KGATE_TREE (default: the first of
-# KGATE_TREES): PATCHES, TREE_PKG, TARBALL and, unless set,
+# KGATE_TREES): PATCHES, TREE_PKG, TARBALL (installed by make deps, or for
+# a tree of kgate_source_line fetched by scripts/source.sh into
+# KGATE_SOURCES, default build/sources) and, unless set,
 # BUILD ($REPO/build/<tree>) and KTREE ($BUILD/linux).  Needs REPO.
 # shellcheck disable=SC2034,SC2153  # set for the scripts that source this
 kgate_tree_env() {
@@ -41,9 +47,14 @@ kgate_tree_env() {
 		exit 2
 	fi
 	export KGATE_TREE
-	PATCHES=$REPO/patches/$KGATE_TREE
+	# KGATE_REPO: another repository's patches/ and kunit/ (host tests).
+	PATCHES=${KGATE_REPO:-$REPO}/patches/$KGATE_TREE
 	TREE_PKG=linux-source-$KGATE_TREE
-	TARBALL=${TARBALL:-/usr/src/$TREE_PKG.tar.xz}
+	if kgate_source_line "$KGATE_TREE" >/dev/null; then
+		TARBALL=${TARBALL:-${KGATE_SOURCES:-$REPO/build/sources}/$TREE_PKG.tar.xz}
+	else
+		TARBALL=${TARBALL:-/usr/src/$TREE_PKG.tar.xz}
+	fi
 	BUILD=${BUILD:-$REPO/build/$KGATE_TREE}
 	KTREE=${KTREE:-$BUILD/linux}
 }
@@ -51,14 +62,17 @@ kgate_tree_env() {
 # kgate_cells: the cells to run, one "tree arch" a line.  CELLS (words
 # tree/arch, or "all") wins; else, when TREES or ARCHES is set, every tree of
 # TREES (default all) with every arch of ARCHES (default all); else every
-# tree on both arches, as users run kunit.py (--arch=x86_64 and
-# --arch=arm64).  An unknown tree, arch or cell: a message and status 2.
+# default tree (KGATE_DEFAULT_TREES) on both arches, as users run kunit.py
+# (--arch=x86_64 and --arch=arm64); CELLS=all: every tree on both arches.
+# An unknown tree, arch or cell: a message and status 2.
 kgate_cells() {
 	local c t a cells=()
+	local trees=${TREES:-$KGATE_DEFAULT_TREES}
+	[ "${CELLS:-}" = all ] && trees=$KGATE_TREES
 	if [ -n "${CELLS:-}" ] && [ "$CELLS" != all ]; then
 		read -ra cells <<<"$CELLS"
 	else
-		for t in ${TREES:-$KGATE_TREES}; do
+		for t in $trees; do
 			for a in ${ARCHES:-$KGATE_ARCHES}; do cells+=("$t/$a"); done
 		done
 	fi

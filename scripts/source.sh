@@ -12,7 +12,8 @@
 # Dir::Cache=...): the system's apt configuration and state are never
 # touched, nothing is installed.  The tarball is unpacked from the .deb to
 # $KGATE_SOURCES/linux-source-<tree>.tar.xz, its version next to it (.version).
-# Backports roll forward: each run asks apt for the current version and
+# Backports roll forward: each run asks apt for the current version (the
+# package lists are updated once an hour, KGATE_SOURCES_MAX_AGE_MIN=60) and
 # fetches it when it changed; offline, the tarball already there is used.
 # A package that cannot be had: one line saying so, exit 1.
 set -euo pipefail
@@ -44,10 +45,15 @@ fail() {
 	echo "source: $pkg cannot be had from \"$line\": $1" >&2
 	exit 1
 }
-apt-get "${opts[@]}" update >"$log" 2>&1 ||
-	fail "apt-get update failed ($(grep -E '^(E|W):' "$log" | tail -n 1))"
+# One package list update an hour (make deps and scripts/tree.sh both ask).
+stamp=$apt/updated
+if [ -z "$(find "$stamp" -mmin -"${KGATE_SOURCES_MAX_AGE_MIN:-60}" 2>/dev/null)" ]; then
+	apt-get "${opts[@]}" update >"$log" 2>&1 ||
+		fail "apt-get update failed ($(grep -E '^(E|W):' "$log" | tail -n 1))"
+	touch "$stamp"
+fi
 want=$(apt-cache "${opts[@]}" policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: //p')
-[ -n "$want" ] && [ "$want" != "(none)" ] || fail "no such package there"
+if [ -z "$want" ] || [ "$want" = "(none)" ]; then fail "no such package there"; fi
 if [ "$want" != "$have" ] || [ ! -f "$tarball" ]; then
 	tmp=$(mktemp -d "$dir/.fetch.XXXXXX")
 	# (apt's _apt user cannot write to a root-owned folder: a warning only)

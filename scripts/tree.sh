@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Prepare the patched kernel tree of $KGATE_TREE (6.1, 6.12; default 6.1) in
+# Prepare the patched kernel tree of $KGATE_TREE (6.1, 6.12, 7.3; default 6.1) in
 # $KTREE (default build/<tree>/linux):
 #
-#  1. import /usr/src/linux-source-<tree>.tar.xz once, as the commit tagged
+#  1. import /usr/src/linux-source-<tree>.tar.xz (7.3: build/sources/, see
+#     scripts/source.sh) once, as the commit tagged
 #     "base" of a git repository inside the tree;
 #  2. turn patches/<tree>/series into commits on top of base without touching the
 #     work tree (a private index), each with the test files of kunit/ that
@@ -26,6 +27,12 @@ kgate_tree_env
 die() { echo "tree: $*" >&2; exit 1; }
 say() { echo "tree: $*"; }
 
+if kgate_source_line "$KGATE_TREE" >/dev/null; then
+	# Not in the machine's apt sources: fetched through the project's own
+	# list (a newer backport replaces the tarball, and the tree is
+	# re-imported below).
+	"$REPO/scripts/source.sh" "$KGATE_TREE" >/dev/null || exit 1
+fi
 [ -r "$TARBALL" ] || die "$TARBALL not found; install it: apt-get install $TREE_PKG (or run: make deps)"
 
 git_t() { git -C "$KTREE" -c user.name=kgate -c user.email=kgate@localhost "$@"; }
@@ -35,7 +42,8 @@ user_edits() { git_t status --porcelain=v1 --untracked-files=no; }
 # ---- 1. the base import ---------------------------------------------------
 src_id() {
 	local v
-	v=$(dpkg-query -W -f='${Version}' "$TREE_PKG" 2>/dev/null || echo unknown)
+	v=$(cat "$TARBALL.version" 2>/dev/null ||
+		dpkg-query -W -f='${Version}' "$TREE_PKG" 2>/dev/null || echo unknown)
 	echo "$(basename "$TARBALL") $v $(stat -c '%s %Y' "$TARBALL")"
 }
 
@@ -79,6 +87,8 @@ fi
 
 # ---- 2. the series ---------------------------------------------------------
 tree_sub=$(sed -n 's/^SUBLEVEL = //p' "$KTREE/Makefile")
+# What was imported, as the gate's log names it: "7.3.4 (7.3.4-1~bpo13+1)".
+kver="$KGATE_TREE.$tree_sub ($(cut -d' ' -f2 "$KTREE/.git/kgate-source" 2>/dev/null))"
 series_sub=$(sed -n "s/^# base: .*${KGATE_TREE//./\\.}\\.\\([0-9]*\\).*/\\1/p" "$PATCHES/series" 2>/dev/null | head -n 1)
 if [ -n "$series_sub" ] && [ "$series_sub" != "$tree_sub" ]; then
 	echo "tree: warning: the series was made on $KGATE_TREE.$series_sub, the installed $TREE_PKG is $KGATE_TREE.$tree_sub; trying anyway" >&2
@@ -120,7 +130,7 @@ if [ "$want_key" != "$have_key" ] || [ "$head" != "$applied" ]; then
 			echo "$out" >&2
 			unset GIT_INDEX_FILE
 			git_t reset -q
-			die "patch $p does not apply; the tree was not changed"
+			die "patch $p does not apply to $TREE_PKG $kver; the tree was not changed"
 		fi
 		while IFS=$'\t' read -r _ path src; do
 			git_t update-index --add --cacheinfo "100644,$(git_t hash-object -w -- "$src"),$path"
@@ -144,6 +154,7 @@ if [ "$want_key" != "$have_key" ] || [ "$head" != "$applied" ]; then
 	echo "$want_key" >"$KTREE/.git/kgate-series-key"
 	say "applied ${#series[@]} patch(es) on base ($(git_t rev-parse --short HEAD))"
 fi
+say "$TREE_PKG $kver, patches/$KGATE_TREE/ applied"
 
 # ---- 3. the kept mutants still apply -----------------------------------------
 # Each mutants/<tree>/*.patch must apply to this tree, or make mutants

@@ -35,7 +35,8 @@ class Source(TempDirTest):
         subprocess.run(['dpkg-deb', '--build', '--root-owner-group', root, self.path('src.deb')],
                        check=True, stdout=subprocess.DEVNULL)
         self.env = {'PATH': self.path('bin') + ':' + os.environ['PATH'],
-                    'KGATE_SOURCES': self.path('sources'), 'STUB_DEB': self.path('src.deb')}
+                    'KGATE_SOURCES': self.path('sources'), 'STUB_DEB': self.path('src.deb'),
+                    'KGATE_SOURCES_MAX_AGE_MIN': '0'}
 
     def source(self, **env: str) -> tuple[int, str]:
         p = run([SCRIPT, '7.3'], env={**self.env, **env})
@@ -71,6 +72,29 @@ class Source(TempDirTest):
         rc, out = self.source(STUB_UPDATE='fail')
         self.assertEqual(rc, 0, out)
         self.assertIn('using the linux-source-7.3 7.3.9-1~bpo13+1 already fetched', out)
+
+    def test_lists_updated_once_an_hour(self) -> None:
+        """make deps and scripts/tree.sh both ask: the second asks no mirror."""
+        tarball = self.path('sources', 'linux-source-7.3.tar.xz')
+        self.assertEqual(self.source(KGATE_SOURCES_MAX_AGE_MIN='60')[0], 0)
+        self.assertEqual(self.source(KGATE_SOURCES_MAX_AGE_MIN='60', STUB_UPDATE='fail'),
+                         (0, tarball + '\n'))
+
+    def test_cells_fetch_only_their_trees(self) -> None:
+        """make deps (scripts/cells.sh sources): the default cells' trees come
+        from the system's apt sources; a 7.3 cell fetches its tarball."""
+        cells = os.path.join(REPO, 'scripts', 'cells.sh')
+        tarball = self.path('sources', 'linux-source-7.3.tar.xz')
+        p = run([cells, 'sources'], env=self.env)
+        self.assertEqual((p.returncode, p.stdout), (0, ''))
+        self.assertFalse(os.path.exists(tarball))
+        p = run([cells, 'sources'], env={**self.env, 'CELLS': '7.3/arm64 6.1/x86_64'})
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertTrue(os.path.exists(tarball))
+        p = run([cells, 'sources'], env={**self.env, 'CELLS': '7.3/x86_64', 'STUB_CANDIDATE': '(none)',
+                                         'KGATE_SOURCES': self.path('none')})
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(': no such package there', p.stdout)
 
     def test_unknown_tree(self) -> None:
         p = run([SCRIPT, '6.1'], env=self.env)

@@ -221,7 +221,7 @@ class UserTree(TempDirTest):
         self.assertEqual(p.returncode, 1, p.stdout)
         self.assertEqual(p.stdout.splitlines(),
                          [f'tree: {self.ut} at HEAD is Linux 6.10.192; this project has '
-                          'a series for 6.1 6.12 only'])
+                          'a series for 6.1 6.12 7.3 only'])
 
     def test_rev(self) -> None:
         p = self.usertree(KGATE_REV='HEAD~1')
