@@ -7,7 +7,11 @@
 
 A test file (a KUnit source or a .kunitconfig) lives once in the repository:
 kunit/TREE/<path>, or kunit/all/<path> when every tree has the same file
-(a file of kunit/TREE/ wins over kunit/all/).  The series in patches/TREE/
+(a file of kunit/TREE/ wins over kunit/all/), or, for a tree whose file
+differs from kunit/all/<path> in a few lines (an API that changed),
+kunit/all/<path> and those lines as kunit/TREE/<path>.patch, a unified
+diff against it.  The file such a tree gets is written to
+build/testsrc/TREE/<path> (KGATE_TESTSRC_CACHE), the source named for it.  The series in patches/TREE/
 holds no test file; patches/TREE/tests names, for each test file, the patch
 that adds it with its build glue (Kconfig, Makefile, #include):
 
@@ -16,14 +20,16 @@ that adds it with its build glue (Kconfig, Makefile, #include):
 scripts/tree.sh applies the series and adds each file with the patch the list
 names, so the tree's commits are the postable series, tests included.
 
-files, owners: refuse (status 1, one line per problem) a test file no patch
-adds or two patches add, a listed patch not in the series, a listed path
+files, owners: refuse (status 1, one line per problem) a .patch that does not
+apply to its kunit/all/ file or has none, a test file no patch adds or two
+patches add, a listed patch not in the series, a listed path
 with no file, a path listed that is no test file, and a patch of the series
 that carries a test file itself.
 
 export: the inverse, for "make series": the commits base..HEAD of KTREE
 become patches/TREE/*.patch without their test files, each test file goes
-to kunit/ (kunit/all/ stays where it holds the same content) and
+to kunit/ (kunit/all/ stays where it holds the same content, a .patch
+stays a .patch) and
 patches/TREE/tests is rewritten.  A test file may be added once and not
 touched by a later commit (edit it in kunit/ instead), and a commit must
 change more than test files; otherwise nothing is written.
@@ -38,6 +44,7 @@ from typing import Optional, Sequence
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TEST_RE = re.compile(r'(_kunit\.c|(^|/)\.kunitconfig)$')
 ALL = 'all'
+DELTA = '.patch'
 
 
 class TestSrcError(Exception):
@@ -48,24 +55,85 @@ def is_test_file(path: str) -> bool:
     return bool(TEST_RE.search(path))
 
 
-def _walk(top: str) -> list[str]:
+def _walk(top: str, suffix: str = '') -> list[str]:
+    """The test files below top (with suffix: those named <test file><suffix>,
+    without it)."""
     out = []
     for root, _dirs, files in os.walk(top):
         for f in files:
             rel = os.path.relpath(os.path.join(root, f), top)
-            if is_test_file(rel):
-                out.append(rel)
+            if rel.endswith(suffix) and is_test_file(rel[:len(rel) - len(suffix)]):
+                out.append(rel[:len(rel) - len(suffix)])
     return out
+
+
+def cache_dir(tree: str, repo: str) -> str:
+    top = os.environ.get('KGATE_TESTSRC_CACHE') or os.path.join(os.path.abspath(repo), 'build', 'testsrc')
+    return os.path.join(top, tree)
+
+
+def _unified(old: bytes, new: bytes, path: str) -> bytes:
+    """A unified diff of path from old to new (git apply reads it)."""
+    import difflib
+    a = old.decode('utf-8', errors='surrogateescape').splitlines(keepends=True)
+    b = new.decode('utf-8', errors='surrogateescape').splitlines(keepends=True)
+    text = ''.join(difflib.unified_diff(a, b, f'a/{path}', f'b/{path}'))
+    return text.encode('utf-8', errors='surrogateescape')
+
+
+def apply_delta(tree: str, rel: str, repo: str) -> str:
+    """Write kunit/all/<rel> with kunit/<tree>/<rel>.patch applied to the
+    cache; its path.  TestSrcError when that cannot be done."""
+    base = os.path.join(repo, 'kunit', ALL, rel)
+    delta = os.path.join('kunit', tree, rel + DELTA)
+    if not os.path.isfile(base):
+        raise TestSrcError(f'{delta} is a change to kunit/{ALL}/{rel}, which does not exist')
+    out = os.path.join(cache_dir(tree, repo), rel)
+    with tempfile.TemporaryDirectory(prefix='kgate-testsrc-') as tmp:
+        os.makedirs(os.path.dirname(os.path.join(tmp, rel)), exist_ok=True)
+        with open(os.path.join(tmp, rel), 'wb') as f:
+            f.write(_content(base) or b'')
+        # (outside any repository: git apply then patches paths below cwd)
+        env = {**os.environ, 'GIT_CEILING_DIRECTORIES': os.path.dirname(tmp)}
+        p = subprocess.run(['git', 'apply', '--whitespace=nowarn',
+                            os.path.abspath(os.path.join(repo, delta))],
+                           cwd=tmp, env=env, capture_output=True)
+        if p.returncode:
+            why = p.stderr.decode(errors='replace').strip().splitlines()
+            raise TestSrcError(f'{delta} does not apply to kunit/{ALL}/{rel}'
+                               f'{" (" + why[0] + ")" if why else ""}')
+        data = _content(os.path.join(tmp, rel)) or b''
+    if _content(out) != data:
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with open(out + '.tmp', 'wb') as f:
+            f.write(data)
+        os.replace(out + '.tmp', out)
+    return out
+
+
+def origin(tree: str, rel: str, repo: str = REPO) -> str:
+    """The repository file that test file rel of tree comes from."""
+    for f in (os.path.join('kunit', tree, rel), os.path.join('kunit', tree, rel + DELTA)):
+        if os.path.isfile(os.path.join(repo, f)):
+            return f
+    return os.path.join('kunit', ALL, rel)
 
 
 def files(tree: str, repo: str = REPO) -> dict[str, str]:
     """{path in the kernel tree: its one source file}, kunit/<tree>/ over
-    kunit/all/."""
+    kunit/<tree>/<path>.patch over kunit/all/."""
     out: dict[str, str] = {}
-    for d in (ALL, tree):
-        top = os.path.join(repo, 'kunit', d)
-        for rel in _walk(top):
-            out[rel] = os.path.join(top, rel)
+    top = os.path.join(repo, 'kunit', ALL)
+    for rel in _walk(top):
+        out[rel] = os.path.join(top, rel)
+    top = os.path.join(repo, 'kunit', tree)
+    for rel in _walk(top, DELTA):
+        if os.path.isfile(os.path.join(top, rel)):
+            raise TestSrcError(f'kunit/{tree}/{rel} and kunit/{tree}/{rel}{DELTA} both exist: '
+                               'keep one')
+        out[rel] = apply_delta(tree, rel, repo)
+    for rel in _walk(top):
+        out[rel] = os.path.join(top, rel)
     return dict(sorted(out.items()))
 
 
@@ -125,7 +193,7 @@ def owners(tree: str, repo: str = REPO) -> list[tuple[str, str, str]]:
                 owner[p] = patch
     for p in srcs:
         if p not in owner:
-            problems.append(f'{os.path.relpath(srcs[p], repo)} is added by no patch: name it in '
+            problems.append(f'{origin(tree, p, repo)} is added by no patch: name it in '
                             f'patches/{tree}/tests after the patch that builds it')
     for patch in ser:
         pf = os.path.join(repo, 'patches', tree, patch)
@@ -212,11 +280,27 @@ def export(tree: str, ktree: str, repo: str = REPO) -> list[str]:
             if paths:
                 f.write(f'{by_commit[c]} {" ".join(paths)}\n')
     lines = [f'wrote {len(names)} patch(es) to patches/{tree}/']
-    have = files(tree, repo)
+    mine = os.path.join(repo, 'kunit', tree)
+    have = set(_walk(mine)) | set(_walk(mine, DELTA))
     for p in sorted(added):
         data = git(ktree, 'show', f'HEAD:{p}').encode('utf-8', errors='surrogateescape')
         common = os.path.join(repo, 'kunit', ALL, p)
         own = os.path.join(repo, 'kunit', tree, p)
+        if os.path.exists(own + DELTA):
+            try:
+                if _content(apply_delta(tree, p, repo)) == data:
+                    continue
+            except TestSrcError:
+                pass
+            if _content(common) == data:
+                os.unlink(own + DELTA)
+                lines.append(f'kunit/{tree}/{p}{DELTA} removed (the tree has kunit/{ALL}/{p})')
+                continue
+            with open(own + DELTA, 'wb') as f:
+                f.write(_unified(_content(common) or b'', data, p))
+            apply_delta(tree, p, repo)
+            lines.append(f'kunit/{tree}/{p}{DELTA} updated from the tree')
+            continue
         if not os.path.exists(own) and _content(common) == data:
             continue
         if _content(own) == data:
@@ -225,10 +309,13 @@ def export(tree: str, ktree: str, repo: str = REPO) -> list[str]:
         with open(own, 'wb') as f:
             f.write(data)
         lines.append(f'kunit/{tree}/{p} updated from the tree')
-    for p, src in have.items():
-        if p not in added and src.startswith(os.path.join(repo, 'kunit', tree) + os.sep):
-            os.unlink(src)
-            lines.append(f'kunit/{tree}/{p} removed (no commit adds it)')
+    for p in sorted(have):
+        if p in added:
+            continue
+        for name in (p, p + DELTA):
+            if os.path.isfile(os.path.join(mine, name)):
+                os.unlink(os.path.join(mine, name))
+                lines.append(f'kunit/{tree}/{name} removed (no commit adds it)')
     return lines
 
 

@@ -26,6 +26,15 @@ new file mode 100644
 @@ -0,0 +1 @@
 +/* test */
 """
+DELTA = """\
+--- a/b/c_kunit.c
++++ b/b/c_kunit.c
+@@ -1,3 +1,3 @@
+ one
+-two
++2
+ three
+"""
 GIT_ID = ['-c', 'user.name=T', '-c', 'user.email=t@example.org']
 
 
@@ -58,6 +67,36 @@ class Layout(TempDirTest):
         self.write('kunit/t/b/.kunitconfig', 'CONFIG_KUNIT=y\nCONFIG_X=y\n')
         self.assertEqual(testsrc.files('t', self.tmp)['b/.kunitconfig'],
                          self.path('kunit/t/b/.kunitconfig'))
+
+    def test_a_delta_over_all(self) -> None:
+        """kunit/t/<path>.patch: the few lines in which t's file differs from
+        kunit/all/<path>; the file t gets is written to build/testsrc/t/."""
+        self.write('kunit/all/b/c_kunit.c', 'one\ntwo\nthree\n')
+        self.write('kunit/t/b/c_kunit.c.patch', DELTA)
+        self.write('patches/t/tests', '0002-tests.patch a_kunit.c b/.kunitconfig b/c_kunit.c\n')
+        src = self.path('build/testsrc/t/b/c_kunit.c')
+        self.assertEqual(self.owners()[2], ('0002-tests.patch', 'b/c_kunit.c', src))
+        with open(src, encoding='utf-8') as f:
+            self.assertEqual(f.read(), 'one\n2\nthree\n')
+        self.assertEqual(testsrc.origin('t', 'b/c_kunit.c', self.tmp), 'kunit/t/b/c_kunit.c.patch')
+
+    def test_a_delta_that_does_not_apply(self) -> None:
+        self.write('kunit/all/b/c_kunit.c', 'one\nzwei\nthree\n')
+        self.write('kunit/t/b/c_kunit.c.patch', DELTA)
+        self.assertIn('kunit/t/b/c_kunit.c.patch does not apply to kunit/all/b/c_kunit.c (error: ',
+                      self.refused())
+
+    def test_a_delta_without_its_file(self) -> None:
+        self.write('kunit/t/b/c_kunit.c.patch', DELTA)
+        self.assertEqual(self.refused(), 'kunit/t/b/c_kunit.c.patch is a change to '
+                         'kunit/all/b/c_kunit.c, which does not exist')
+
+    def test_a_delta_and_a_file(self) -> None:
+        self.write('kunit/all/b/c_kunit.c', 'one\ntwo\nthree\n')
+        self.write('kunit/t/b/c_kunit.c.patch', DELTA)
+        self.write('kunit/t/b/c_kunit.c', 'one\n2\nthree\n')
+        self.assertEqual(self.refused(), 'kunit/t/b/c_kunit.c and kunit/t/b/c_kunit.c.patch both '
+                         'exist: keep one')
 
     def test_a_file_no_patch_adds(self) -> None:
         self.write('kunit/t/c_kunit.c', '')
@@ -162,6 +201,23 @@ class Export(TempDirTest):
         self.assertEqual([o[:2] for o in testsrc.owners('t', self.repo)],
                          [('0002-a-add-KUnit-tests.patch', 'a_kunit.c'),
                           ('0002-a-add-KUnit-tests.patch', 'x/.kunitconfig')])
+
+    def test_a_delta_stays_a_delta(self) -> None:
+        """A tree whose file is kunit/all/'s with a .patch gets the .patch
+        rewritten, or removed once the file is kunit/all/'s again."""
+        self.write('r/kunit/all/a_kunit.c', '/* all */\n')
+        self.write('r/kunit/t/a_kunit.c.patch', '--- a/a_kunit.c\n+++ b/a_kunit.c\n'
+                   '@@ -1 +1 @@\n-/* all */\n+/* t */\n')
+        lines = testsrc.export('t', self.kt, self.repo)
+        self.assertIn('kunit/t/a_kunit.c.patch updated from the tree', lines)
+        self.assertEqual(self.read('kunit/t/a_kunit.c.patch'), '--- a/a_kunit.c\n+++ b/a_kunit.c\n'
+                         '@@ -1 +1 @@\n-/* all */\n+/* test */\n')
+        self.assertFalse(os.path.exists(self.path('r/kunit/t/a_kunit.c')))
+        self.assertEqual(testsrc.export('t', self.kt, self.repo), ['wrote 2 patch(es) to patches/t/'])
+        self.write('r/kunit/all/a_kunit.c', '/* test */\n')
+        self.assertIn('kunit/t/a_kunit.c.patch removed (the tree has kunit/all/a_kunit.c)',
+                      testsrc.export('t', self.kt, self.repo))
+        self.assertFalse(os.path.exists(self.path('r/kunit/t/a_kunit.c.patch')))
 
     def test_a_later_commit_edits_a_test_file(self) -> None:
         self.commit('a: more', {'a.c': 'c\n', 'a_kunit.c': '/* test 2 */\n'})
