@@ -39,6 +39,7 @@ git -C "$tree" -c user.name=amcheck -c user.email=amcheck@localhost am -q "${ser
 git -C "$tree" log --oneline | head -n $((${#series[@]} + 1))
 
 kgate_build_env
+kgate_tcg "$top"
 args=(run --arch="$arch" --build_dir="$top/$arch" --jobs="$(nproc)"
 	--kunitconfig=fs/overlayfs --kunitconfig=drivers/virtio)
 [ -n "$cross" ] && args+=(--cross_compile="$cross")

@@ -32,6 +32,7 @@ bare() {
 	local a cross
 	for a in $ARCHES; do
 		cross=$(arch_cross "$a")
+		kgate_tcg "$BUILD/$a"
 		(cd "$KTREE" && python3 tools/testing/kunit/kunit.py run --arch="$a" \
 			--build_dir="$BUILD/$a" --kunitconfig="$REPO/kunitconfig" \
 			--qemu_config="$REPO/qemu_configs/$a.py" \

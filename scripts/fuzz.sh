@@ -49,6 +49,7 @@ for m in overlay.params_prop overlay.fh_prop virtio_mem.prop; do
 done
 echo "fuzz: $KGATE_TREE/$arch, suites: $(echo $suites), $iters cases each from seed $seed"
 t0=$(date +%s)
+kgate_tcg "$BUILD/$arch"
 (cd "$KTREE" && python3 tools/testing/kunit/kunit.py exec --arch="$arch" \
 	--build_dir="$BUILD/$arch" --kunitconfig="$REPO/kunitconfig" \
 	--qemu_config="$REPO/qemu_configs/$arch.py" ${cross:+--cross_compile=$cross} \

@@ -197,6 +197,7 @@ rm -f "$cache.key" "$cache.json" "$cache.log"
 set +e
 # A KUnit run boots and finishes in seconds (3.5 s on x86_64 and on arm64
 # under TCG): one that takes a minute hangs, and is red then, not later.
+kgate_tcg "$bdir"
 python3 tools/testing/kunit/kunit.py exec "${common[@]}" \
 	--timeout="${KUNIT_TIMEOUT:-60}" --json="$results/$arch.json" \
 	"${exec_args[@]}" >>"$results/$arch.log" 2>&1

@@ -157,6 +157,18 @@ arch_cc_pkg() {
 	if [ -n "$cross" ]; then echo "gcc-${cross%-}"; else echo gcc; fi
 }
 
+# kgate_tcg <dir>: QEMU under TCG only for the rest of the script, whatever
+# kunit.py asks for: links named like QEMU's binaries to scripts/qemu-tcg in
+# <dir>/.kgate-qemu, first on PATH.
+kgate_tcg() {
+	local d=$1/.kgate-qemu q
+	mkdir -p "$d"
+	for q in qemu-system-x86_64 qemu-system-aarch64; do
+		ln -sfn "$KGATE_E2E_LIB/../../scripts/qemu-tcg" "$d/$q"
+	done
+	export PATH="$d:$PATH"
+}
+
 # ---- builds ------------------------------------------------------------------
 
 # Builds of all clones on this machine are serialised by this lock: the
