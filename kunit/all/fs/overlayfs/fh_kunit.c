@@ -38,6 +38,11 @@ static const uuid_t ovl_fh_kunit_other_uuid =
 	UUID_INIT(0x0c1d2e3f, 0x4a5b, 0x6c7d, 0x8e, 0x9f, 0xa0, 0xb1,
 		  0xc2, 0xd3, 0xe4, 0xf6);
 
+/* What the real layer's sb says it is (exportfs names it in warnings) */
+static struct file_system_type ovl_fh_kunit_fs_type = {
+	.name = "ovl_fh_kunit",
+};
+
 struct ovl_fh_kunit_ctx {
 	struct ovl_fs *ofs;
 	/* The real layer: its sb, a file on it and a mount of it */
@@ -85,6 +90,7 @@ static int ovl_fh_kunit_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->mnt);
 
 	ctx->ofs->config.uuid = OVL_UUID_ON;
+	ctx->sb->s_type = &ovl_fh_kunit_fs_type;
 	ctx->sb->s_uuid = ovl_fh_kunit_uuid;
 	ctx->sb->s_fs_info = ctx;
 	/*
