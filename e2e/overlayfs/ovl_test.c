@@ -501,6 +501,21 @@ static void t_uuid_off_two_fs(void)
 	put_random(P("%s/f", s3two.lower), 1000, 9);
 
 	/*
+	 * 7.3 needs only the lower layers on one filesystem ("only applicable
+	 * if all lower directories are on the same filesystem", its
+	 * overlayfs.rst): uuid=off holds, with a null uuid in the origin.
+	 */
+	if (e2e_kernel_at_least(7, 3)) {
+		MOUNT_OK(&s3two, "index=on,uuid=off");
+		E2E_ASSERT(mount_has_opt(s3two.merged, "uuid=off"),
+			   "uuid=off not in effect with one lower filesystem");
+		e2e_put_file(P("%s/f", s3two.merged), "copied up", 0644);
+		E2E_OK(umount(s3two.merged));
+		origin_uuid(P("%s/f", s3two.upper), u);
+		E2E_ASSERT(is_null_uuid(u), "uuid=off stored a uuid with the upper on another fs");
+		return;
+	}
+	/*
 	 * 6.1 falls back to uuid=on.  6.12 has uuid=null/auto/on/off (since
 	 * 6.6) and falls back to uuid=null: the same origin file handles
 	 * (the real uuid: uuid=null only drops the overlay's own persistent
