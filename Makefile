@@ -1,4 +1,4 @@
-# kgate: a patch series per Debian kernel tree (linux-source-6.1 and -6.12),
+# kgate: a patch series per Debian kernel tree (linux-source-6.1, -6.12, -7.3),
 # its KUnit suites and end-to-end QEMU runs, on x86_64 and arm64.  "make
 # help" lists the targets.
 #
@@ -11,9 +11,9 @@ BUILD ?= $(CURDIR)/build
 # CELLS=all), TREES="6.1 ..." and ARCHES="x86_64 ..." select cells
 # (kgate_cells there); the scripts read them from the environment.
 export CELLS TREES ARCHES
-# The trees of the per-tree targets (series, postable, checkpatch, buildcheck, amcheck,
-# mutants): TREES, default all.
-ALL_TREES = $(or $(TREES),$(shell . scripts/lib.sh && echo $$KGATE_TREES))
+# The trees of the per-tree targets (series, postable, checkpatch): those of
+# the cells (TREES, or the default trees; CELLS=all: every tree).
+ALL_TREES = $(or $(TREES),$(shell scripts/cells.sh list 2>/dev/null | cut -d/ -f1 | uniq))
 SUITES ?= $(CURDIR)/kunit/SUITES
 
 # KERNEL_CHECKOUT=<checkout>: gate that kernel checkout (its HEAD,
@@ -24,7 +24,7 @@ SUITES ?= $(CURDIR)/kunit/SUITES
 # TREE= was its name until 2026-12-06, too close to TREES=: refused with
 # the new name.
 ifeq ($(origin TREE),command line)
-$(error TREE= is now KERNEL_CHECKOUT= (a kernel checkout of yours to gate), not to be confused with TREES= (6.1, 6.12): make $(or $(MAKECMDGOALS),all) KERNEL_CHECKOUT=$(TREE))
+$(error TREE= is now KERNEL_CHECKOUT= (a kernel checkout of yours to gate), not to be confused with TREES= (6.1, 6.12, 7.3): make $(or $(MAKECMDGOALS),all) KERNEL_CHECKOUT=$(TREE))
 endif
 ifneq ($(strip $(KERNEL_CHECKOUT)),)
 KGATE_USER_TREE := $(shell realpath -m -- '$(KERNEL_CHECKOUT)')
