@@ -290,7 +290,7 @@ class MakeTree(TempDirTest):
         p = run(['make', '-n', 'test', 'TREE=/x/y'])
         self.assertNotEqual(p.returncode, 0)
         self.assertIn('TREE= is now KERNEL_CHECKOUT= (a kernel checkout of yours to gate), not to be '
-                      'confused with TREES= (6.1, 6.12): make test KERNEL_CHECKOUT=/x/y', p.stdout)
+                      'confused with TREES= (6.1, 6.12, 7.3): make test KERNEL_CHECKOUT=/x/y', p.stdout)
         p = run(['make', '-s', f'BUILD={self.path("b")}', '--eval',
                  'envtest: ; @echo "$$BUILD|$${KGATE_USER_TREE-unset}"', 'envtest'],
                 env={'TREE': '/x/y'})
