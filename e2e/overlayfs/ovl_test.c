@@ -501,11 +501,11 @@ static void t_uuid_off_two_fs(void)
 	put_random(P("%s/f", s3two.lower), 1000, 9);
 
 	/*
-	 * 7.3 needs only the lower layers on one filesystem ("only applicable
-	 * if all lower directories are on the same filesystem", its
-	 * overlayfs.rst): uuid=off holds, with a null uuid in the origin.
+	 * Since 7.0 (869056dbbd63 "ovl: relax requirement for
+	 * uuid=off,index=on") only the lower layers need one filesystem: uuid=off
+	 * holds, with a null uuid in the origin.
 	 */
-	if (e2e_kernel_at_least(7, 3)) {
+	if (e2e_kernel_at_least(7, 0)) {
 		MOUNT_OK(&s3two, "index=on,uuid=off");
 		E2E_ASSERT(mount_has_opt(s3two.merged, "uuid=off"),
 			   "uuid=off not in effect with one lower filesystem");
