@@ -72,7 +72,7 @@ EACH_TREE = rc=0; for t in $(ALL_TREES); do echo "== $$t"; \
 EACH_TREE_END = || rc=1; done; exit $$rc
 
 .PHONY: all help deps tree test gate selftest install-hook uninstall-hook \
-	series postable checkpatch buildcheck amcheck mutants bench clean-results distclean \
+	series postable checkpatch buildcheck amcheck mutants bench upstream clean-results distclean \
 	conformance conformance-baseline fuzz test-debug soak
 
 ## all: patched trees, then KUnit on every cell (kunit.py run) with a summary
@@ -168,6 +168,11 @@ buildcheck: tree
 ## amcheck: git am each tree's postable series on a clean tarball tree, kunit.py run with its .kunitconfigs
 amcheck: tree
 	@scripts/cells.sh each amcheck.sh
+
+## upstream: the 7.3 series as one posting per topic (mm, virtio-mem, overlayfs) in build/upstream/<topic>/: git format-patch with cover letters (patches/7.3/cover/), To/Cc from get_maintainer.pl; send with git send-email
+upstream: export TREES := $(or $(TREES),7.3)
+upstream: tree
+	@$(EACH_TREE) scripts/upstream.sh $(EACH_TREE_END)
 
 ## mutants: apply each mutants/<tree>/*.patch in turn; the gate must go red for each (the cells' trees, x86_64; ARCHES=arm64)
 mutants: tree
