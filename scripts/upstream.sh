@@ -60,7 +60,7 @@ done
 # tree is touched), under refs/kgate/upstream/<topic> of the tree.
 g() { git -C "$KTREE" "$@"; }
 idx=$(mktemp)
-trap 'rm -f "$idx"' EXIT
+trap 'rm -f "$idx"; rm -rf "$out.new"' EXIT
 rm -rf "$out.new"
 mkdir -p "$out.new"
 for t in "${order[@]}"; do
