@@ -71,7 +71,7 @@ class Upstream(TempDirTest):
         fix = self.read('mm/0001-mm-a-fix-a.patch')
         self.assertIn('To: Maint Ainer <m@example.org>\nCc: list@example.org\n', fix)
         self.assertIn('+a2', fix)
-        self.assertNotIn('b2', fix)
+        self.assertNotIn('fs/overlayfs', fix)
 
     def test_a_commit_with_no_topic(self) -> None:
         self.commit('x86: something', 'mm/a.c', 'a2\n')
