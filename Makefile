@@ -72,7 +72,7 @@ EACH_TREE = rc=0; for t in $(ALL_TREES); do echo "== $$t"; \
 EACH_TREE_END = || rc=1; done; exit $$rc
 
 .PHONY: all help deps tree test gate selftest install-hook uninstall-hook \
-	series postable checkpatch buildcheck amcheck mutants bench upstream clean-results distclean \
+	series postable checkpatch buildcheck amcheck mutants bench upstream upstream-check clean-results distclean \
 	conformance conformance-baseline fuzz test-debug soak
 
 ## all: patched trees, then KUnit on every cell (kunit.py run) with a summary
@@ -173,6 +173,12 @@ amcheck: tree
 upstream: export TREES := $(or $(TREES),7.3)
 upstream: tree
 	@$(EACH_TREE) scripts/upstream.sh $(EACH_TREE_END)
+
+## upstream-check: make upstream, then git am of each posting on a clean tarball tree and kunit.py run with the .kunitconfigs it adds (scripts/amcheck.sh, AMCHECK_POST)
+upstream-check: export TREES := $(or $(TREES),7.3)
+upstream-check: upstream
+	@rc=0; for t in $(ALL_TREES); do for d in $(BUILD)/upstream/*/; do echo "== $$t $$d"; \
+	  AMCHECK_POST=$$d BUILD=$(BUILD)/$$t KGATE_TREE=$$t scripts/amcheck.sh x86_64 || rc=1; done; done; exit $$rc
 
 ## mutants: apply each mutants/<tree>/*.patch in turn; the gate must go red for each (the cells' trees, x86_64; ARCHES=arm64)
 mutants: tree
