@@ -14,12 +14,15 @@
 #   fstests  FSTESTS_SRC (a checkout or a tarball of xfstests-dev) built
 #            with the host's compiler and Debian's -dev packages
 #            (key: the source's content)
-#   image    base + fstests in /opt/fstests + fstests' users +
+#   image    base + fstests in /opt/fstests + unionmount-testsuite in
+#            /opt/unionmount-testsuite + fstests' users +
 #            conformance/guest/init as /kgate/init
+#            (key: the stages above, the unionmount source, init)
 #
-# FSTESTS_SRC defaults to the snapshot in ../shared/external/ (next to this
-# checkout).  Without one, the script stops with
-# one line that says where to get fstests.
+# FSTESTS_SRC and UNIONMOUNT_SRC (a checkout or a tarball of
+# unionmount-testsuite: fstests' overlay/100-117 run it) default to the
+# snapshots in ../shared/external/ (next to this checkout).  Without one,
+# the script stops with one line that says where to get it.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,6 +55,37 @@ fstests_src() {
 	return 1
 }
 src=$(fstests_src)
+
+unionmount_src() {
+	local s
+	if [ -n "${UNIONMOUNT_SRC:-}" ]; then
+		[ -e "$UNIONMOUNT_SRC" ] || { echo "rootfs: UNIONMOUNT_SRC=$UNIONMOUNT_SRC does not exist" >&2; return 1; }
+		echo "$UNIONMOUNT_SRC"
+		return
+	fi
+	for s in "$REPO"/../shared/external/unionmount-testsuite-*.tar.gz; do
+		[ -f "$s" ] && { readlink -f "$s"; return; }
+	done
+	echo "rootfs: no unionmount-testsuite: clone https://github.com/amir73il/unionmount-testsuite (or a tarball of it) and run with UNIONMOUNT_SRC=<that dir or tarball>" >&2
+	return 1
+}
+um_src=$(unionmount_src)
+# unionmount-testsuite: python scripts, nothing to build; unpacked (and
+# checked) before anything long, copied into the image below.
+um=$W/unionmount.new
+rm -rf "$um"
+mkdir -p "$um"
+if [ -d "$um_src" ]; then
+	(cd "$um_src" && tar -cf - --exclude=.git .) | tar -xf - -C "$um"
+elif ! tar -xzf "$um_src" -C "$um" --strip-components=1; then
+	echo "rootfs: cannot unpack $um_src (UNIONMOUNT_SRC: a checkout or a .tar.gz of unionmount-testsuite)" >&2
+	exit 1
+fi
+if [ ! -x "$um/run" ] || [ ! -d "$um/tests" ]; then
+	echo "rootfs: $um_src holds no unionmount-testsuite (no ./run and tests/ at its top)" >&2
+	exit 1
+fi
+um_id=$(cd "$um" && find . -type f -exec sha1sum {} + | sort | sha1sum | cut -d' ' -f1)
 
 stamp_ok() { [ "${FRESH:-0}" != 1 ] && [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
 pkgs() { sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$REPO/conformance/packages" | paste -sd, -; }
@@ -111,10 +145,11 @@ else
 fi
 
 # ---- image: the disk the guest boots ----------------------------------------------
-img_key=$( { echo "$base_key $fst_key"; cat "$REPO/conformance/guest/init"; sed -n '/^# ---- image/,$p' "$0"; } |
+img_key=$( { echo "$base_key $fst_key $um_id"; cat "$REPO/conformance/guest/init"; sed -n '/^# ---- image/,$p' "$0"; } |
 	sha1sum | cut -d' ' -f1)
 if stamp_ok "$W/rootfs.key" "$img_key" && [ -f "$W/rootfs.img" ]; then
 	echo "rootfs: $arch image up to date: $W/rootfs.img"
+	rm -rf "$um"
 	exit 0
 fi
 rm -f "$W/rootfs.key" "$W/rootfs.img"
@@ -123,6 +158,7 @@ d=$W/image.dir
 rm -rf "$d"
 cp -a "$W/base" "$d"
 cp -a "$W/fstests" "$d/opt/fstests"
+mv "$um" "$d/opt/unionmount-testsuite"
 install -D -m 0755 "$REPO/conformance/guest/init" "$d/kgate/init"
 ln -sf ../proc/self/mounts "$d/etc/mtab"
 : >"$d/etc/fstab"
@@ -148,4 +184,5 @@ fi
 rm -rf "$d"
 mv "$W/rootfs.img.new" "$W/rootfs.img"
 echo "$img_key" >"$W/rootfs.key"
+echo "$um_src" >"$W/unionmount.src"
 echo "rootfs: $arch image in $(( $(date +%s) - t0 )) s: $W/rootfs.img (${size} MiB)"

@@ -1,5 +1,6 @@
 """e2e/lib/e2e/fstests.py: fstests' xunit report, the known-results files
 and the judgement of a run against the baseline."""
+import argparse
 import importlib.machinery
 import importlib.util
 import os
@@ -162,3 +163,62 @@ class SmokeTier(TempDirTest):
         fst = self.group_list('001', '018')
         with self.assertRaisesRegex(host.E2EError, 'names tests this fstests does not have: overlay/014'):
             host.select(fst, 'smoke')
+
+
+class SectionsAndBaselineRows(SmokeTier):
+    """conformance/fstests/sections (section, base filesystem, options) and
+    a baseline run of some tests, which rewrites only their rows."""
+
+    def test_the_committed_sections(self) -> None:
+        secs = self.host().sections()
+        self.assertEqual(secs['default'], ('ext4', '-'))
+        self.assertEqual(secs['uuid_off'], ('ext4', 'index=on,uuid=off'))
+        self.assertEqual(secs['xfs'], ('xfs', '-'))
+
+    def test_refuses_an_unknown_base(self) -> None:
+        host = self.host()
+        path = self.write('sections', '# c\ndefault ext4 - why\nodd btrfs - why\n')
+        with self.assertRaisesRegex(host.E2EError, r'sections:3: .*base one of ext4, xfs'):
+            host.sections(path)
+
+    def test_refuses_a_row_without_options(self) -> None:
+        host = self.host()
+        path = self.write('sections', 'default ext4\n')
+        with self.assertRaisesRegex(host.E2EError, r'sections:1: want "section base options why"'):
+            host.sections(path)
+
+    def write_known(self, tests: str, got: dict[str, Result]) -> str:
+        host = self.host()
+        host.ROOT = self.tmp
+        known = self.write('known', '# old\noverlay/001  pass\n'
+                           'overlay/025  fail    no ACLs on tmpfs\n'
+                           'overlay/100  notrun  unionmount testsuite required.\n'
+                           'overlay/103  notrun  unionmount testsuite required.\n')
+        args = argparse.Namespace(tests=tests, section='uuid_off', label='6.1/x86_64',
+                                  arch='x86_64')
+        group = ['overlay/001', 'overlay/025', 'overlay/100']    # 103: group rotate
+        host.write_known(known, got, args, 12.0, group)
+        with open(known, encoding='utf-8') as f:
+            return f.read()
+
+    def test_some_tests_rewrite_their_rows_and_drop_what_the_group_left(self) -> None:
+        text = self.write_known('overlay/025 overlay/100', {
+            'overlay/025': Result('pass'), 'overlay/100': Result('fail', 'output mismatch')})
+        rows = [ln.split()[:2] for ln in text.splitlines() if not ln.startswith('#')]
+        self.assertEqual(rows, [['overlay/001', 'pass'], ['overlay/025', 'pass'],
+                                ['overlay/100', 'fail']])
+        self.assertIn('12 s, 2 of its rows', text)
+
+    def test_the_whole_group_rewrites_the_file(self) -> None:
+        text = self.write_known('', {'overlay/025': Result('fail', 'setfacl failed')})
+        rows = [ln for ln in text.splitlines() if not ln.startswith('#')]
+        self.assertEqual(rows, ['overlay/025  fail    no ACLs on tmpfs'])
+
+    def test_rotate_runs_in_default_only(self) -> None:
+        host = self.host()
+        self.write('fst/tests/overlay/group.list',
+                   '019 auto stress\n100 auto quick union samefs\n103 auto union rotate samefs\n')
+        fst = self.path('fst')
+        self.assertEqual(host.select(fst, 'all', 'default'), ['overlay/100', 'overlay/103'])
+        self.assertEqual(host.select(fst, 'all', 'uuid_off'), ['overlay/100'])
+        self.assertEqual(host.select(fst, 'rotate', 'uuid_off'), ['overlay/103'])
