@@ -119,12 +119,13 @@ gate: deps
 # (FSTESTS_SRC=<fstests checkout or tarball>, default ../shared/external/;
 # the patched kernel is the gate's, built here if needed: scripts/cells.sh
 # kunit runs its KUnit suites too)
-# (default cells: those kunit/SUITES and conformance/SUITES name, 6.1/x86_64; CELLS=, TREES=
-# or ARCHES= pick others)
+# (default cells: every cell with a committed baseline, conformance/known/<tree>/<arch>;
+# CELLS=, TREES= or ARCHES= pick others)
 CONF_ARCH = x86_64
+KNOWN_CELLS := $(patsubst conformance/known/%,%,$(wildcard conformance/known/*/$(CONF_ARCH)))
 # The conf suites of the gate and those only make conformance runs.
 export CONF_SUITES := $(CURDIR)/kunit/SUITES:$(CURDIR)/conformance/SUITES
-conformance conformance-baseline: export CELLS := $(if $(CELLS)$(TREES)$(ARCHES),$(CELLS),6.1/x86_64)
+conformance conformance-baseline: export CELLS := $(if $(CELLS)$(TREES)$(ARCHES),$(CELLS),$(KNOWN_CELLS))
 conformance: deps tree
 	@rc=0; scripts/cells.sh kunit $(CONF_ARCH) || true; \
 	 FSTESTS_GROUP=$(or $(FSTESTS_GROUP),all) scripts/cells.sh conf $(CONF_ARCH) || rc=1; \
