@@ -41,35 +41,23 @@ if [ "$arch" != "$host_arch" ] && ! { [ "$arch" = arm64 ] && [ "$host_arch" = aa
 	exit 2
 fi
 
-fstests_src() {
-	local s
-	if [ -n "${FSTESTS_SRC:-}" ]; then
-		[ -e "$FSTESTS_SRC" ] || { echo "rootfs: FSTESTS_SRC=$FSTESTS_SRC does not exist" >&2; return 1; }
-		echo "$FSTESTS_SRC"
+# suite_src <VAR> <snapshot name> <where to get it>: the checkout or
+# tarball a suite comes from, $VAR or the snapshot in ../shared/external/.
+suite_src() {
+	local var=$1 name=$2 upstream=$3 s
+	if [ -n "${!var:-}" ]; then
+		[ -e "${!var}" ] || { echo "rootfs: $var=${!var} does not exist" >&2; return 1; }
+		echo "${!var}"
 		return
 	fi
-	for s in "$REPO"/../shared/external/fstests-*.tar.gz; do
+	for s in "$REPO"/../shared/external/"$name"-*.tar.gz; do
 		[ -f "$s" ] && { readlink -f "$s"; return; }
 	done
-	echo "rootfs: no fstests: clone git://git.kernel.org/pub/scm/fs/xfs/xfstests-dev.git (or a tarball of it) and run with FSTESTS_SRC=<that dir or tarball>" >&2
+	echo "rootfs: no $name: clone $upstream (or a tarball of it) and run with $var=<that dir or tarball>" >&2
 	return 1
 }
-src=$(fstests_src)
-
-unionmount_src() {
-	local s
-	if [ -n "${UNIONMOUNT_SRC:-}" ]; then
-		[ -e "$UNIONMOUNT_SRC" ] || { echo "rootfs: UNIONMOUNT_SRC=$UNIONMOUNT_SRC does not exist" >&2; return 1; }
-		echo "$UNIONMOUNT_SRC"
-		return
-	fi
-	for s in "$REPO"/../shared/external/unionmount-testsuite-*.tar.gz; do
-		[ -f "$s" ] && { readlink -f "$s"; return; }
-	done
-	echo "rootfs: no unionmount-testsuite: clone https://github.com/amir73il/unionmount-testsuite (or a tarball of it) and run with UNIONMOUNT_SRC=<that dir or tarball>" >&2
-	return 1
-}
-um_src=$(unionmount_src)
+src=$(suite_src FSTESTS_SRC fstests git://git.kernel.org/pub/scm/fs/xfs/xfstests-dev.git)
+um_src=$(suite_src UNIONMOUNT_SRC unionmount-testsuite https://github.com/amir73il/unionmount-testsuite)
 # unionmount-testsuite: python scripts, nothing to build; unpacked (and
 # checked) before anything long, copied into the image below.
 um=$W/unionmount.new
