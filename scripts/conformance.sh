@@ -9,7 +9,7 @@
 #
 # BUILD and KGATE_TREE name the tree (scripts/cells.sh sets them).  The
 # suites run are the kind-conf lines of CONF_SUITES (default
-# kunit/SUITES:conformance/SUITES; the gate passes kunit/SUITES) that name this cell or
+# conformance/SUITES; the gate passes kunit/SUITES) that name this cell or
 # arch: fstests_overlay_<section> (conformance/fstests/host, a section of
 # conformance/fstests/sections) and memory_hotplug
 # (conformance/memhotplug/host).
@@ -50,7 +50,7 @@ fi
 ROOT=$(dirname "$BUILD")
 [ -n "${KGATE_USER_TREE:-}" ] && ROOT=$BUILD
 export KGATE_ROOT=$ROOT
-CONF_SUITES=${CONF_SUITES:-$REPO/kunit/SUITES:$REPO/conformance/SUITES}
+CONF_SUITES=${CONF_SUITES:-$REPO/conformance/SUITES}
 cell=${KGATE_USER_TREE:+$arch}
 cell=${cell:-$KGATE_TREE/$arch}
 suites=$(python3 "$REPO/scripts/suites.py" --file "$CONF_SUITES" conf "$cell") || exit 2
