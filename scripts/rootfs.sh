@@ -60,9 +60,9 @@ src=$(suite_src FSTESTS_SRC fstests git://git.kernel.org/pub/scm/fs/xfs/xfstests
 um_src=$(suite_src UNIONMOUNT_SRC unionmount-testsuite https://github.com/amir73il/unionmount-testsuite)
 # unionmount-testsuite: python scripts, nothing to build; unpacked (and
 # checked) before anything long, copied into the image below.
-um=$W/unionmount.new
-rm -rf "$um"
-mkdir -p "$um"
+# (a directory of this run's own: two cells may ask for the image at once)
+um=$(mktemp -d "$W/unionmount.XXXXXX")
+trap 'rm -rf "$um"' EXIT
 if [ -d "$um_src" ]; then
 	(cd "$um_src" && tar -cf - --exclude=.git .) | tar -xf - -C "$um"
 elif ! tar -xzf "$um_src" -C "$um" --strip-components=1; then
@@ -137,7 +137,6 @@ img_key=$( { echo "$base_key $fst_key $um_id"; cat "$REPO/conformance/guest/init
 	sha1sum | cut -d' ' -f1)
 if stamp_ok "$W/rootfs.key" "$img_key" && [ -f "$W/rootfs.img" ]; then
 	echo "rootfs: $arch image up to date: $W/rootfs.img"
-	rm -rf "$um"
 	exit 0
 fi
 rm -f "$W/rootfs.key" "$W/rootfs.img"
