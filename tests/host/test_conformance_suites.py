@@ -8,13 +8,9 @@ import unittest
 from common import REPO
 
 import gate     # scripts/gate.py
+from test_fstests import load_host
 
 CONF = os.path.join(REPO, 'conformance')
-
-
-def sections() -> list[str]:
-    with open(os.path.join(CONF, 'fstests', 'sections'), encoding='utf-8') as f:
-        return [w[0] for w in (ln.split('#', 1)[0].split() for ln in f) if w]
 
 
 def baselines() -> set[tuple[str, str]]:
@@ -44,7 +40,7 @@ class ConformanceSuites(unittest.TestCase):
 
     def test_every_section_is_a_suite(self) -> None:
         names = {n for n, _ in expected(os.path.join(CONF, 'SUITES'))}
-        self.assertEqual(sorted(names), sorted(f'fstests_overlay_{s}' for s in sections()))
+        self.assertEqual(sorted(names), sorted(f'fstests_overlay_{s}' for s in load_host().sections()))
 
 
 if __name__ == '__main__':

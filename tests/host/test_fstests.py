@@ -131,18 +131,23 @@ if __name__ == '__main__':
     unittest.main()
 
 
+def load_host() -> Any:
+    """conformance/fstests/host as a module."""
+    loader = importlib.machinery.SourceFileLoader(
+        'fstests_host', os.path.join(REPO, 'conformance', 'fstests', 'host'))
+    spec = importlib.util.spec_from_loader('fstests_host', loader)
+    assert spec is not None
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
 class SmokeTier(TempDirTest):
     """conformance/fstests/host's "smoke" group: the list in
     conformance/fstests/smoke, each test of which fstests must have."""
 
     def host(self) -> Any:
-        loader = importlib.machinery.SourceFileLoader(
-            'fstests_host', os.path.join(REPO, 'conformance', 'fstests', 'host'))
-        spec = importlib.util.spec_from_loader('fstests_host', loader)
-        assert spec is not None
-        mod = importlib.util.module_from_spec(spec)
-        loader.exec_module(mod)
-        return mod
+        return load_host()
 
     def group_list(self, *tests: str) -> str:
         self.write('fst/tests/overlay/group.list',
