@@ -23,7 +23,7 @@ from typing import Any, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
-from e2e import E2EError, guest, paths, say  # noqa: E402
+from e2e import E2EError, arches, guest, paths, say  # noqa: E402
 from e2e.qemu import Qemu  # noqa: E402
 from e2e.qmp import Qmp, QmpError  # noqa: E402
 from e2e.results import SPLAT_RE  # noqa: E402
@@ -77,23 +77,12 @@ SETTLE_SCALE = float(os.environ.get('VMEM_SETTLE_SCALE', '1'))
 # the request's timeout.
 STALL_S = 20.0
 
-# x86_64 boots QEMU's q35 machine here, not kunit.py's pc.  virtio-mem-pci
-# has no MSI-X ("vectors" is not one of its properties), so its config
-# interrupt, which tells the driver of a new requested-size, is PCI INTx,
-# routed by ACPI's _PRT method.  pc's _PRT builds its table in an AML loop
-# of 128 iterations; on the debug kernel (generic KASAN saves a stack trace
-# for each of the interpreter's allocations) under TCG that loop took 33 s,
-# past ACPICA's 30 s loop timeout: "AE_AML_LOOP_TIMEOUT", "PCI INT A: no
-# GSI", an RCU stall report, and a device that never interrupts, so the
-# first request is never served.  q35's _PRT returns a static package
-# (0.4 s on the same kernel).
-MACHINE = {'x86_64': ['-machine', 'q35']}
 
 
 def qemu_args(qmp_path: str, arch: str) -> list[str]:
-    """The machine (MACHINE), QMP on a unix socket, the two virtio-mem-pci
-    devices."""
-    args = [*MACHINE.get(arch, []),
+    """The machine (arches.pci_machine_args: q35 on x86_64), QMP on a unix
+    socket, the two virtio-mem-pci devices."""
+    args = [*arches.pci_machine_args(arch),
             '-qmp', f'unix:{qmp_path},server=on,wait=off']
     for i, (dev, block) in enumerate(DEVICES):
         args += ['-object', f'memory-backend-ram,id=mem{i},size={REGION}',

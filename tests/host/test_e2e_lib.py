@@ -339,7 +339,7 @@ class Arches(TempDirTest):
                          'panic=-1 oops=panic E2E_EPOCH=1700000000 root=/dev/vda')
 
     def test_vmem_machine(self) -> None:
-        # virtio-mem runs boot q35 on x86_64 (see vmem.MACHINE), the
+        # virtio-mem runs boot q35 on x86_64 (see arches.PCI_MACHINE), the
         # configured machine elsewhere
         import vmem  # e2e/virtio_mem, on the path by common
         self.assertEqual(vmem.qemu_args('/q.sock', 'x86_64')[:3],
