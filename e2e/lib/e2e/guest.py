@@ -1,6 +1,7 @@
 """What the guest runs: static C programs (cross-compiled), the initramfs
 (a gzip'd newc cpio with e2e/lib/init.c as /init), ext4 disk images (made
 by mkfs.ext4 on a file: nothing is mounted on the host)."""
+import glob
 import gzip
 import os
 import subprocess
@@ -27,13 +28,14 @@ def compile_static(arch: str, sources: Sequence[str], output: str,
                    deps: Sequence[str] = ()) -> str:
     """Compile C sources into a static guest executable output (for arch).
 
-    e2e/lib is on the include path (e2e_test.h).  Rebuilt only when a
-    source, a deps file, e2e_test.h or this module is newer.  Returns output.
+    e2e/lib is on the include path (e2e_test.h, e2e_fault.h).  Rebuilt
+    only when a source, a deps file, a header of e2e/lib or this module is
+    newer.  Returns output.
     """
     cc = compiler(arch)
     srcs = [os.path.abspath(s) for s in sources]
-    watch = srcs + [os.path.abspath(d) for d in deps] + [
-        os.path.join(paths.LIB, 'e2e_test.h'), os.path.abspath(__file__)]
+    watch = srcs + [os.path.abspath(d) for d in deps] + sorted(
+        glob.glob(os.path.join(paths.LIB, '*.h'))) + [os.path.abspath(__file__)]
     if _newer(output, watch):
         return output
     os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
