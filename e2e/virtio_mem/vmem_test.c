@@ -38,7 +38,7 @@
  * one of patch 0010.
  * Failing offlining is injected through debugfs (notifier-error-inject).
  */
-#include "e2e_test.h"
+#include "e2e_fault.h"
 #include <ctype.h>
 #include <dirent.h>
 #include <inttypes.h>
@@ -1728,6 +1728,189 @@ static void t_soak(void)
 	kmsg_scan(kfd, "soak");
 }
 
+/* ---- under faults (make faults: e2e/virtio_mem/faults) -------------------- */
+
+/*
+ * Failed allocations on the driver's paths: the driver works in the kernel's
+ * workqueue threads (kworker/...), so those threads get make-it-fail (a
+ * child marks every one every 100 ms, new ones too) and failslab and
+ * fail_page_alloc fail FAULT_PCT percent of their allocations
+ * (task-filter: nobody else's).  Each of a device's size changes runs
+ * FAULT_WINDOW_S seconds under the faults: plugging (memory added and
+ * onlined, the driver's block bitmaps growing) and unplugging (offlining,
+ * in Sub Block Mode fake-offlining: page migration); while shrinking,
+ * offlining also fails in the memory notifier chain (-ENOMEM, debugfs's
+ * notifier-error-inject).  Then the faults stop and the request is made
+ * again: QEMU's size must reach it.  A memory block whose onlining failed
+ * under the faults stays offline (the kernel onlines a new block once,
+ * when it is added; virtio-mem leaves onlining to that policy): the test
+ * onlines such blocks as an administrator would, and counts them.  Then
+ * MemTotal must be the baseline plus exactly the size, the device's memory
+ * blocks online and Movable in the number the size needs, and the kernel
+ * log free of reports.
+ */
+#define FAULT_PCT	5
+#define FAULT_WINDOW_S	20
+
+static pid_t fault_marker;
+
+static void mark_kworkers(const char *val)
+{
+	DIR *dir = opendir("/proc");
+	struct dirent *e;
+	char p[64], comm[32];
+
+	while (dir && (e = readdir(dir))) {
+		int fd, pid = atoi(e->d_name);
+
+		if (pid <= 0)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/comm", pid);
+		if (e2e_get_file(p, comm, sizeof(comm)) < 0 || strncmp(comm, "kworker", 7))
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/make-it-fail", pid);
+		fd = open(p, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;	/* gone meanwhile */
+		if (write(fd, val, 1) != 1) {
+			/* gone meanwhile */
+		}
+		close(fd);
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/* Faults on (pct > 0) or off. */
+static void kworker_faults(int pct)
+{
+	static const char *const attrs[] = { "failslab", "fail_page_alloc" };
+	char v[8];
+
+	snprintf(v, sizeof(v), "%d", pct);
+	if (pct) {
+		fflush(NULL);
+		fault_marker = fork();
+		if (fault_marker < 0)
+			E2E_FAIL("fork: %s", strerrorname_np(errno));
+		if (!fault_marker) {
+			for (;;) {
+				mark_kworkers("1");
+				usleep(100000);
+			}
+		}
+	}
+	for (size_t i = 0; i < E2E_COUNT(attrs); i++) {
+		e2e_fault_knob(attrs[i], "task-filter", "Y");
+		e2e_fault_knob(attrs[i], "probability", v);
+	}
+	if (!pct && fault_marker > 0) {
+		kill(fault_marker, SIGKILL);
+		waitpid(fault_marker, NULL, 0);
+		fault_marker = 0;
+		mark_kworkers("0");
+	}
+}
+
+/* Online (Movable) every offline memory block of d's region; returns how
+ * many there were. */
+static int online_offline_blocks(const struct vdev *d)
+{
+	DIR *dir = opendir("/sys/devices/system/memory");
+	struct dirent *e;
+	char p[320], st[32];
+	int n = 0;
+
+	while (dir && (e = readdir(dir))) {
+		long id;
+
+		if (!block_of(e, d, &id))
+			continue;
+		snprintf(p, sizeof(p), "/sys/devices/system/memory/%s/state", e->d_name);
+		if (e2e_get_file(p, st, sizeof(st)) < 0 || strncmp(st, "offline", 7))
+			continue;
+		e2e_write_str(p, "online_movable");
+		n++;
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+static void faults_resize(const struct vdev *d, const uint64_t *sizes, size_t n)
+{
+	struct e2e_fault_points *pts = calloc(1, sizeof(*pts));
+	int kfd = e2e_kmsg_open();
+	uint64_t size, req, prev = 0;
+	char ans[300], what[80], a[16], b[16];
+	double t0 = now_ms();
+	int offline = 0;
+
+	idle_machine = 0;
+	expect_idle("start");
+	e2e_fault_setup();
+	for (size_t i = 0; i < n; i++) {
+		snprintf(what, sizeof(what), "%s %s -> %s", d->id, sz(prev, a),
+			 sz(sizes[i], b));
+		if (sizes[i] < prev)
+			inject_offline_error(-ENOMEM);
+		kworker_faults(FAULT_PCT);
+		host(ans, sizeof(ans), 30, "request %s %" PRIu64, d->id, sizes[i]);
+		if (strcmp(ans, "ok")) {
+			kworker_faults(0);
+			E2E_FAIL("%s: host: %s", what, ans);
+		}
+		sleep(FAULT_WINDOW_S);
+		kworker_faults(0);
+		inject_offline_error(0);
+		query(d, &size, &req);
+		e2e_fault_scan(kfd, pts);
+		e2e_diag("%s: %s after %d s under faults, %u failures logged so far",
+			 what, sz(size, a), FAULT_WINDOW_S, pts->logged);
+		if (pts->reports)
+			E2E_FAIL("%s: kernel report: %s", what, pts->report);
+		/* the same request again, without faults: served */
+		host(ans, sizeof(ans), 330, "set %s %" PRIu64 " 300", d->id, sizes[i]);
+		if (strncmp(ans, "ok ", 3)) {
+			stuck_diag(d, kfd);
+			E2E_FAIL("%s: after the faults, host: %s", what, ans);
+		}
+		offline += online_offline_blocks(d);
+		wait_memtotal(baseline_kb + (long)(sizes[i] / KiB), 120, what);
+		check_blocks(d, sizes[i], 1, what);
+		e2e_fault_scan(kfd, pts);
+		if (pts->reports)
+			E2E_FAIL("%s: kernel report: %s", what, pts->report);
+		prev = sizes[i];
+	}
+	expect_idle("end");
+	klogctl(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, NULL, 5);
+	e2e_fault_print_points(d->id, pts);
+	e2e_diag("%s: %d memory blocks left offline by a failed onlining, onlined by hand",
+		 d->id, offline);
+	/* (failures of __GFP_NOWARN allocations are not logged: not counted) */
+	e2e_diag("faults: %s: %zu steps, %u failures injected, %u failure points, "
+		 "%u without a frame (logged failures only), %.0f s", d->bbm ? "bbm" : "sbm", n,
+		 pts->logged, pts->count, pts->unplaced, (now_ms() - t0) / 1e3);
+	E2E_ASSERT(pts->logged > 0, "no failure injected in %zu steps", n);
+}
+
+/* Sub Block Mode: 320 MiB is not a whole number of memory blocks (the
+ * last one partly plugged: fake-offlining on the way down). */
+static void t_faults_sbm(void)
+{
+	static const uint64_t sizes[] = { 640 * MiB, 320 * MiB, 1 * GiB, 0 };
+
+	faults_resize(SBM, sizes, E2E_COUNT(sizes));
+}
+
+static void t_faults_bbm(void)
+{
+	static const uint64_t sizes[] = { 2 * GiB, 1 * GiB, 0 };
+
+	faults_resize(BBM, sizes, E2E_COUNT(sizes));
+}
+
 static const struct e2e_test tests[] = {
 	{ "sbm_grow_shrink", t_sbm_grow_shrink, 300 },
 	{ "bbm_grow_shrink", t_bbm_grow_shrink, 300 },
@@ -1744,6 +1927,8 @@ static const struct e2e_test tests[] = {
 	{ "reboot_replug", t_reboot_replug, 300 },
 	{ "bench", t_bench, 3600 },
 	{ "soak", t_soak, 7200 },
+	{ "faults_sbm", t_faults_sbm, 1800 },
+	{ "faults_bbm", t_faults_bbm, 1800 },
 };
 
 /* ---- main: ask the host what to run -------------------------------------- */
