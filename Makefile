@@ -55,9 +55,9 @@ $(foreach o,$(OLD_SETTINGS),$(if $(filter command line environment,$(origin $(wo
 ifeq ($(origin ARCH),command line)
 $(error ARCH= is now ARCHES= (every target takes its cells from CELLS=, TREES=, ARCHES=))
 endif
-# One-cell targets (test-debug, fuzz, soak) default to 6.1/x86_64, the
+# One-cell targets (test-debug, fuzz, soak, faults) default to 6.1/x86_64, the
 # per-tree ones (mutants, buildcheck, amcheck) to every tree on x86_64.
-ONE_CELL := test-debug fuzz soak
+ONE_CELL := test-debug fuzz soak faults
 ONE_ARCH := $(ONE_CELL) mutants buildcheck amcheck
 $(ONE_CELL): export TREES := $(or $(TREES),$(if $(CELLS),,6.1))
 $(ONE_ARCH): export ARCHES := $(or $(ARCHES),$(if $(CELLS),,x86_64))
@@ -73,7 +73,7 @@ EACH_TREE_END = || rc=1; done; exit $$rc
 
 .PHONY: all help deps tree test gate selftest install-hook uninstall-hook \
 	series postable checkpatch buildcheck amcheck mutants bench upstream upstream-check clean-results distclean \
-	conformance conformance-baseline fuzz test-debug soak
+	conformance conformance-baseline fuzz test-debug soak faults
 
 ## all: patched trees, then KUnit on every cell (kunit.py run) with a summary
 # (scripts/kunit.sh leaves its exit code in $(BUILD)/<tree>/results/<arch>.rc,
@@ -196,6 +196,10 @@ fuzz: deps tree
 ## soak: virtio-mem soak, SOAK_CYCLES (default 100) cycles of random sizes on both devices (SBM, BBM) from SOAK_SEED (default 1), under memory load with pinned pages, on 6.1/x86_64's debug kernel (that of make test-debug; SOAK_DEBUG=0: the gate's; CELLS= picks others)
 soak: deps tree
 	@scripts/cells.sh each soak.sh
+
+## faults: overlayfs copy-up and rename under failed allocations (each failure point once), a full and a failing upper disk; virtio-mem under failed allocations and notifier errors; on 6.1/x86_64's debug kernel (that of make test-debug, with fault injection; CELLS= picks others), FAULTS_TESTS= picks scenarios; no kernel report allowed
+faults: deps tree
+	@scripts/faults.sh
 
 ## bench: measure cold / no-change / one-file-change gate times (BENCH_CONFIG=<rev>: cold kernel builds, <rev>'s config against the current one)
 bench: deps

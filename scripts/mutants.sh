@@ -19,7 +19,9 @@
 #
 # An Expect: on a conformance suite (fstests_overlay_<section>.<test>) runs
 # those fstests tests of that section (conformance/fstests/host) against
-# the committed baseline; Green: e2e runs every end-to-end run.
+# the committed baseline; one on a fault run (e2e_faults_<name>.<scenario>)
+# runs those scenarios of make faults (scripts/faults.sh, on the debug
+# kernel built with the mutant); Green: e2e runs every end-to-end run.
 #
 # The tree is always restored, also on ^C.  KGATE_ARCH picks the arch
 # (default x86_64; make mutants: the cells' arch, ARCHES=).  Each mutant's results and logs are kept in
@@ -98,6 +100,13 @@ for m in "${files[@]}"; do
 		e2e=$REPO/e2e/${suite#e2e_}/run
 		[ -x "$e2e" ] && "$e2e" "$arch" >/dev/null 2>&1
 	done
+	# A fault run's suite (e2e_faults_<name>.<scenario>): scripts/faults.sh
+	# on the debug kernel, built from the mutated tree, those scenarios only
+	ftests=$(printf '%s\n' "$expects" | sed -n 's/^e2e_faults_[^.]*\.//p' | paste -sd' ')
+	if printf '%s\n' "$expects" | grep -q '^e2e_faults_'; then
+		FAULTS_RESULTS=$results FAULTS_TESTS=$ftests KGATE_TREE=$KGATE_TREE KGATE_ARCH=$arch \
+			"$REPO/scripts/faults.sh" --cell >"$results/faults-$arch.log" 2>&1
+	fi
 	for suite in $(printf '%s\n' "$expects" | sed -n 's/^\(fstests_overlay_[^.]*\).*/\1/p' | sort -u); do
 		sec=${suite#fstests_overlay_}
 		tests=$(printf '%s\n' "$expects" | sed -n "s|^$suite\\.||p" | paste -sd' ')
@@ -116,7 +125,7 @@ for m in "${files[@]}"; do
 	KINDS="kunit e2e conf" RESULTS=$results SUITES=$REPO/kunit/SUITES \
 		python3 "$REPO/scripts/gate.py" "$arch" >/dev/null 2>&1
 	cp "$results/$arch".{json,log,rc} "$results"/e2e-*-"$arch".{json,log} \
-		"$results"/conf-*-"$arch".{json,log} "$results/verdict.json" "$keep"/ 2>/dev/null
+		"$results"/conf-*-"$arch".{json,log} "$results/faults-$arch.log" "$results/verdict.json" "$keep"/ 2>/dev/null
 	# shellcheck disable=SC2086  # one word per Expect: line
 	out=$(python3 "$REPO/scripts/verdict.py" red "$results/verdict.json" "$arch" $expects 2>&1)
 	v=$?
