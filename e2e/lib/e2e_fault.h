@@ -119,6 +119,7 @@ struct e2e_fault_points {
 	unsigned int reports;		/* kernel reports */
 	char report[256];		/* the first one */
 	int want_frame;			/* scanner state */
+	int echo;			/* every record as "# log: <text>" */
 };
 
 /* Frames of the allocators and of fault injection itself: a failure point
@@ -193,6 +194,9 @@ static void e2e_fault_scan(int fd, struct e2e_fault_points *p)
 		rec[strcspn(rec, "\n")] = 0;	/* the record, not its dict */
 		text = strchr(rec, ';');
 		text = text ? text + 1 : rec;
+		/* (the host takes a "Call Trace" line for a kernel report) */
+		if (p->echo && !strstr(text, "Call Trace") && !e2e_fault_is_report(text))
+			e2e_line("# log: %s", text);
 		if (strstr(text, "FAULT_INJECTION: forcing a failure")) {
 			if (p->want_frame)
 				p->unplaced++;

@@ -21,6 +21,9 @@
  *   - the operation, retried without a fault, succeeds;
  *   - the kernel log has no report.
  * Prints the distinct failure points hit ("# <test>: N failure points:").
+ * FAULTS_STEP=<n> in the guest's environment (E2E_CMDLINE) runs step n of
+ * each scenario alone, with the kernel log on the console: the replay of
+ * one failure point.
  *
  * enospc_copy_up: the upper layer's disk is full: copy-up fails with
  * ENOSPC, leaves the merged file as it was, gives every block back, and
@@ -40,6 +43,8 @@
 #define FILE_LEN	8192
 
 static int kmsg = -1;
+/* FAULTS_STEP=<n> (kernel command line, E2E_CMDLINE): run step n alone. */
+static unsigned int replay;
 
 /* A path built from a format; 16 rotating buffers. */
 static const char *P(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -490,6 +495,17 @@ static void run_steps(void *arg)
 	s->o.lower_sum = tree_sum(s->o.lower);
 	e2e_fault_scan(kmsg, pts);	/* what came before */
 	memset(pts, 0, sizeof(*pts));
+	if (replay) {
+		/* one step, its kernel log on the console */
+		pts->echo = 1;
+		left = step(s, replay, pts);
+		if (umount(s->o.merged))
+			E2E_FAIL("umount: %s", strerrorname_np(errno));
+		e2e_fault_print_points(s->o.name, pts);
+		e2e_diag("%s: step %u %s", s->o.name, replay,
+			 left ? "ran without reaching its failure" : "passed");
+		return;
+	}
 	for (n = 1; n <= MAX_STEPS; n++) {
 		left = step(s, n, pts);
 		if (left)
@@ -684,5 +700,7 @@ int main(int argc, char **argv)
 	/* one reader for the whole run: every test scans from where it is */
 	if (fd >= 0)
 		kmsg = fcntl(fd, F_DUPFD, 10);
+	if (getenv("FAULTS_STEP"))
+		replay = (unsigned int)strtoul(getenv("FAULTS_STEP"), NULL, 10);
 	return e2e_main(argc, argv, tests, E2E_COUNT(tests), setup, teardown);
 }
