@@ -120,6 +120,7 @@ struct e2e_fault_points {
 	char report[256];		/* the first one */
 	int want_frame;			/* scanner state */
 	int echo;			/* every record as "# log: <text>" */
+	const char *echo_match;		/* and those containing this */
 };
 
 /* Frames of the allocators and of fault injection itself: a failure point
@@ -195,7 +196,8 @@ static void e2e_fault_scan(int fd, struct e2e_fault_points *p)
 		text = strchr(rec, ';');
 		text = text ? text + 1 : rec;
 		/* (the host takes a "Call Trace" line for a kernel report) */
-		if (p->echo && !strstr(text, "Call Trace") && !e2e_fault_is_report(text))
+		if ((p->echo || (p->echo_match && strstr(text, p->echo_match))) &&
+		    !strstr(text, "Call Trace") && !e2e_fault_is_report(text))
 			e2e_line("# log: %s", text);
 		if (strstr(text, "FAULT_INJECTION: forcing a failure")) {
 			if (p->want_frame)

@@ -906,13 +906,13 @@ static void t_reboot_prepare(void)
 		   "MemTotal %ld kB", memtotal());
 }
 
-/* MemTotal once it stopped changing for 1 s (at most timeout_s). */
-static long stable_memtotal(int timeout_s)
+/* MemTotal once it stopped changing for stable_s (at most timeout_s). */
+static long stable_memtotal(int stable_s, int timeout_s)
 {
 	double t0 = now_ms(), since = now_ms();
 	long m = memtotal(), n;
 
-	while (now_ms() - since < 1000 && now_ms() - t0 < timeout_s * 1e3) {
+	while (now_ms() - since < stable_s * 1e3 && now_ms() - t0 < timeout_s * 1e3) {
 		usleep(50000);
 		n = memtotal();
 		if (n != m) {
@@ -948,7 +948,7 @@ static void t_reboot_replug(void)
 	}
 	check_blocks(SBM, 1 * GiB, 1, "after reboot");
 	check_blocks(BBM, 1 * GiB, 1, "after reboot");
-	m1 = stable_memtotal(30);
+	m1 = stable_memtotal(1, 30);
 	kmsg_scan(kfd, "boot after reset");
 	e2e_diag("after the reset: vm0 and vm1 re-plugged to 1G each, MemTotal "
 		 "%ld kB (boot 1 baseline + %ld kB)", m1, m1 - boot1);
@@ -1731,12 +1731,16 @@ static void t_soak(void)
 /* ---- under faults (make faults: e2e/virtio_mem/faults) -------------------- */
 
 /*
- * Failed allocations on the driver's paths: the driver works in the kernel's
- * workqueue threads (kworker/...), so those threads get make-it-fail (a
- * child marks every one every 100 ms, new ones too) and failslab and
- * fail_page_alloc fail FAULT_PCT percent of their allocations
- * (task-filter: nobody else's).  Each of a device's size changes runs
- * FAULT_WINDOW_S seconds under the faults: plugging (memory added and
+ * Failed page allocations on the driver's paths: the driver works in the
+ * kernel's workqueue threads (kworker/...), so those threads get
+ * make-it-fail (a child marks every one every 100 ms, new ones too) and
+ * fail_page_alloc fails FAULT_PCT percent of their page allocations
+ * (task-filter: nobody else's): migration targets while offlining and
+ * fake-offlining, the memmap of added memory, vmalloc'ed state arrays.  Each of a device's size changes runs
+ * FAULT_WINDOW_S seconds under the faults, the request made again every
+ * FAULT_NUDGE_S seconds (a config change wakes the driver at once, where
+ * after a failure it would wait for its retry timer, 50 s and more):
+ * plugging (memory added and
  * onlined, the driver's block bitmaps growing) and unplugging (offlining,
  * in Sub Block Mode fake-offlining: page migration); while shrinking,
  * offlining also fails in the memory notifier chain (-ENOMEM, debugfs's
@@ -1749,8 +1753,10 @@ static void t_soak(void)
  * blocks online and Movable in the number the size needs, and the kernel
  * log free of reports.
  */
-#define FAULT_PCT	5
+#define FAULT_PCT	10
 #define FAULT_WINDOW_S	20
+#define FAULT_NUDGE_S	2	/* the request again: the driver runs at once */
+#define FAULT_LOAD	(192 * MiB)
 
 static pid_t fault_marker;
 
@@ -1781,12 +1787,21 @@ static void mark_kworkers(const char *val)
 		closedir(dir);
 }
 
-/* Faults on (pct > 0) or off. */
+/* Faults on (pct > 0) or off: page allocations only (failslab's small
+ * objects reach error paths outside virtio-mem and memory hotplug that
+ * report ENOMEM as another errno: docs/faults.md). */
+static unsigned long faults_injected;	/* by fail_page_alloc, all of them */
+#define FAULT_TIMES 1000000
+
 static void kworker_faults(int pct)
 {
-	static const char *const attrs[] = { "failslab", "fail_page_alloc" };
-	char v[8];
+	static const char *const attrs[] = { "fail_page_alloc" };
+	char v[32];
 
+	if (pct) {
+		snprintf(v, sizeof(v), "%d", FAULT_TIMES);
+		e2e_fault_knob("fail_page_alloc", "times", v);
+	}
 	snprintf(v, sizeof(v), "%d", pct);
 	if (pct) {
 		fflush(NULL);
@@ -1809,27 +1824,38 @@ static void kworker_faults(int pct)
 		waitpid(fault_marker, NULL, 0);
 		fault_marker = 0;
 		mark_kworkers("0");
+		/* "times" counts down once per failure, logged or not */
+		if (e2e_get_file(E2E_DEBUGFS "/fail_page_alloc/times", v, sizeof(v)) < 0)
+			E2E_FAIL("read fail_page_alloc/times: %s", strerrorname_np(errno));
+		faults_injected += FAULT_TIMES - strtoul(v, NULL, 10);
 	}
 }
 
-/* Online (Movable) every offline memory block of d's region; returns how
- * many there were. */
+/* Online (Movable) every memory block of d's region that is still offline
+ * once MemTotal has stood still for 5 s (the driver done adding and
+ * onlining); returns how many there were. */
 static int online_offline_blocks(const struct vdev *d)
 {
-	DIR *dir = opendir("/sys/devices/system/memory");
+	DIR *dir;
 	struct dirent *e;
 	char p[320], st[32];
 	int n = 0;
 
+	stable_memtotal(5, 120);
+	dir = opendir("/sys/devices/system/memory");
 	while (dir && (e = readdir(dir))) {
 		long id;
+		int fd;
 
 		if (!block_of(e, d, &id))
 			continue;
 		snprintf(p, sizeof(p), "/sys/devices/system/memory/%s/state", e->d_name);
 		if (e2e_get_file(p, st, sizeof(st)) < 0 || strncmp(st, "offline", 7))
 			continue;
-		e2e_write_str(p, "online_movable");
+		fd = open(p, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, "online_movable", 14) != 14)
+			E2E_FAIL("online %s: %s", e->d_name, strerrorname_np(errno));
+		close(fd);
 		n++;
 	}
 	if (dir)
@@ -1841,11 +1867,16 @@ static void faults_resize(const struct vdev *d, const uint64_t *sizes, size_t n)
 {
 	struct e2e_fault_points *pts = calloc(1, sizeof(*pts));
 	int kfd = e2e_kmsg_open();
-	uint64_t size, req, prev = 0;
+	uint64_t size, req, prev = 0, *load = NULL;
 	char ans[300], what[80], a[16], b[16];
 	double t0 = now_ms();
 	int offline = 0;
 
+	/* the driver's messages on the console; FAULTS_LOG=1 (E2E_CMDLINE):
+	 * the whole kernel log, the traces of the failures included */
+	pts->echo_match = "virtio_mem";
+	pts->echo = getenv("FAULTS_LOG") != NULL;
+	faults_injected = 0;
 	idle_machine = 0;
 	expect_idle("start");
 	e2e_fault_setup();
@@ -1856,17 +1887,18 @@ static void faults_resize(const struct vdev *d, const uint64_t *sizes, size_t n)
 			inject_offline_error(-ENOMEM);
 		kworker_faults(FAULT_PCT);
 		host(ans, sizeof(ans), 30, "request %s %" PRIu64, d->id, sizes[i]);
-		if (strcmp(ans, "ok")) {
-			kworker_faults(0);
-			E2E_FAIL("%s: host: %s", what, ans);
+		for (int t = 0; !strcmp(ans, "ok") && t < FAULT_WINDOW_S; t += FAULT_NUDGE_S) {
+			sleep(FAULT_NUDGE_S);
+			host(ans, sizeof(ans), 30, "request %s %" PRIu64, d->id, sizes[i]);
 		}
-		sleep(FAULT_WINDOW_S);
 		kworker_faults(0);
+		if (strcmp(ans, "ok"))
+			E2E_FAIL("%s: host: %s", what, ans);
 		inject_offline_error(0);
 		query(d, &size, &req);
 		e2e_fault_scan(kfd, pts);
-		e2e_diag("%s: %s after %d s under faults, %u failures logged so far",
-			 what, sz(size, a), FAULT_WINDOW_S, pts->logged);
+		e2e_diag("%s: %s after %d s under faults, %lu failures injected so far",
+			 what, sz(size, a), FAULT_WINDOW_S, faults_injected);
 		if (pts->reports)
 			E2E_FAIL("%s: kernel report: %s", what, pts->report);
 		/* the same request again, without faults: served */
@@ -1881,18 +1913,26 @@ static void faults_resize(const struct vdev *d, const uint64_t *sizes, size_t n)
 		e2e_fault_scan(kfd, pts);
 		if (pts->reports)
 			E2E_FAIL("%s: kernel report: %s", what, pts->report);
+		/* after the first plug: memory in use, mostly the device's
+		 * (ZONE_MOVABLE comes first for it), so that unplugging
+		 * migrates it, under the faults */
+		if (!load)
+			load = map_filled(FAULT_LOAD);
 		prev = sizes[i];
 	}
+	verify(load, FAULT_LOAD / 8, "the memory in use, after the faults");
+	munmap(load, FAULT_LOAD);
 	expect_idle("end");
 	klogctl(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, NULL, 5);
 	e2e_fault_print_points(d->id, pts);
 	e2e_diag("%s: %d memory blocks left offline by a failed onlining, onlined by hand",
 		 d->id, offline);
-	/* (failures of __GFP_NOWARN allocations are not logged: not counted) */
-	e2e_diag("faults: %s: %zu steps, %u failures injected, %u failure points, "
-		 "%u without a frame (logged failures only), %.0f s", d->bbm ? "bbm" : "sbm", n,
-		 pts->logged, pts->count, pts->unplaced, (now_ms() - t0) / 1e3);
-	E2E_ASSERT(pts->logged > 0, "no failure injected in %zu steps", n);
+	/* (a failure of a __GFP_NOWARN allocation is not logged: no point) */
+	e2e_diag("faults: %s: %zu steps, %lu failures injected, %u failure points, "
+		 "%u logged, %u without a frame, %.0f s", d->bbm ? "bbm" : "sbm", n,
+		 faults_injected, pts->count, pts->logged, pts->unplaced,
+		 (now_ms() - t0) / 1e3);
+	E2E_ASSERT(faults_injected > 0, "no failure injected in %zu steps", n);
 }
 
 /* Sub Block Mode: 320 MiB is not a whole number of memory blocks (the
