@@ -181,17 +181,10 @@ static void e2e_fault_add_point(struct e2e_fault_points *p, const char *fn)
 static void e2e_fault_scan(int fd, struct e2e_fault_points *p)
 {
 	char rec[4096];
-	ssize_t n;
 
-	for (;;) {
+	while (e2e_kmsg_next(fd, rec, sizeof(rec))) {
 		char *text, *fn, *end;
 
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;	/* overwritten records: go on */
-		if (n <= 0)
-			break;
-		rec[n] = 0;
 		rec[strcspn(rec, "\n")] = 0;	/* the record, not its dict */
 		text = strchr(rec, ';');
 		text = text ? text + 1 : rec;

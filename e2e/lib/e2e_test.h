@@ -321,24 +321,32 @@ static int e2e_kmsg_open(void)
 	return fd;
 }
 
+/* The next record of a /dev/kmsg reader (NUL-terminated in rec): its
+ * length, 0 when there is no new one.  Records overwritten before they
+ * were read are skipped. */
+static ssize_t e2e_kmsg_next(int fd, char *rec, size_t size)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, rec, size - 1);
+	while (n < 0 && errno == EPIPE);
+	if (n <= 0)
+		return 0;
+	rec[n] = 0;
+	return n;
+}
+
 /* Does a record logged since e2e_kmsg_open() (or the last call) contain
  * needle?  Consumes every new record. */
 static int e2e_kmsg_find(int fd, const char *needle)
 {
 	char rec[2048];
 	int found = 0;
-	ssize_t n;
 
-	for (;;) {
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;	/* overwritten records: go on */
-		if (n <= 0)
-			break;
-		rec[n] = 0;
+	while (e2e_kmsg_next(fd, rec, sizeof(rec)))
 		if (strstr(rec, needle))
 			found = 1;
-	}
 	return found;
 }
 

@@ -32,6 +32,7 @@
  * (also after a remount once the disk answers again), and a retry works.
  */
 #include "e2e_fault.h"
+#include "ovl_util.h"
 
 #include <dirent.h>
 #include <ftw.h>
@@ -45,21 +46,6 @@
 static int kmsg = -1;
 /* FAULTS_STEP=<n> (kernel command line, E2E_CMDLINE): run step n alone. */
 static unsigned int replay;
-
-/* A path built from a format; 16 rotating buffers. */
-static const char *P(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *P(const char *fmt, ...)
-{
-	static char bufs[16][512];
-	static int i;
-	char *b = bufs[i++ % 16];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(b, 512, fmt, ap);
-	va_end(ap);
-	return b;
-}
 
 /* FNV-1a 64 of a file's content; -1 + errno if it cannot be read. */
 static int fnv_file(const char *path, uint64_t *h, off_t *size)
@@ -86,21 +72,6 @@ static int fnv_file(const char *path, uint64_t *h, off_t *size)
 	}
 	close(fd);
 	return 0;
-}
-
-/* len bytes of pseudo-random letters from seed. */
-static void put_random(const char *path, size_t len, unsigned int seed)
-{
-	char *buf = malloc(len + 1);
-	uint32_t x = seed * 2654435761u + 1;
-
-	for (size_t i = 0; i < len; i++) {
-		x ^= x << 13; x ^= x >> 17; x ^= x << 5;
-		buf[i] = 'a' + x % 26;
-	}
-	buf[len] = 0;
-	e2e_put_file(path, buf, 0644);
-	free(buf);
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag,
