@@ -314,6 +314,10 @@ class Green(unittest.TestCase):
     def test_a_failed_suite_is_not_green(self) -> None:
         self.assertEqual(verdict.not_green(self.V, 'x86_64', 'conf'), ['c1 FAILED'])
 
+    def test_the_suites_a_mutant_expects_red_are_not_asked(self) -> None:
+        self.assertEqual(verdict.not_green(self.V, 'x86_64', 'e2e', besides=['e2']), [])
+        self.assertEqual(verdict.not_green(self.V, 'x86_64', 'e2e', besides=['e1']), ['e2 MISSING'])
+
     def test_no_suite_of_the_kind_is_not_green(self) -> None:
         self.assertEqual(verdict.not_green(self.V, 'x86_64', 'tree'), ['no tree suite ran'])
         self.assertEqual(verdict.not_green(self.V, 'arm64', 'kunit'), ['no kunit suite ran'])
