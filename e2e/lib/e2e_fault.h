@@ -17,10 +17,11 @@
  * and order 0), and each failure logs "FAULT_INJECTION: forcing a failure"
  * with a stack trace (verbose 2, not rate limited).
  *
- * The console is lowered to errors and worse (level < 4: KASAN, panics),
- * so the traces of injected failures stay in the kernel log, where
- * e2e_fault_scan() reads them: the failure point of each is the first
- * frame of its trace below the allocator.  A warning, lockdep or UBSAN
+ * Messages without a level get level 5 and the console shows levels 0-4:
+ * the traces of injected failures (dump_stack() without a level) stay in
+ * the kernel log, where e2e_fault_scan() reads them (the failure point of
+ * each is the first frame of its trace below the allocator), while
+ * warnings and worse still reach the console.  A warning, lockdep or UBSAN
  * report there is echoed to the console as "# kernel report: <line>" (the
  * host's check of the console sees it) and counted.
  */
@@ -28,7 +29,6 @@
 #define E2E_FAULT_H
 
 #include "e2e_test.h"
-#include <sys/klog.h>
 
 #define E2E_DEBUGFS "/sys/kernel/debug"
 
@@ -41,7 +41,8 @@ static void e2e_fault_knob(const char *attr, const char *knob, const char *val)
 }
 
 /* debugfs mounted, both allocation fault points armed for fail-nth only
- * (probability 0: nothing fails unless a task asks), console quiet. */
+ * (probability 0: nothing fails unless a task asks), the console without
+ * the traces. */
 static void e2e_fault_setup(void)
 {
 	static const char *const attrs[] = { "failslab", "fail_page_alloc" };
@@ -63,9 +64,11 @@ static void e2e_fault_setup(void)
 	}
 	e2e_fault_knob("fail_page_alloc", "ignore-gfp-highmem", "N");
 	e2e_fault_knob("fail_page_alloc", "min-order", "0");
-	/* SYSLOG_ACTION_CONSOLE_LEVEL: only levels 0-3 reach the console */
-	if (klogctl(8, NULL, 4))
-		E2E_FAIL("klogctl(console level 4): %s", strerrorname_np(errno));
+	/* Messages without a level (the traces of injected failures) get
+	 * level 5, which stays off the console; a warning (4) and worse still
+	 * reaches it, a WARN's location line too when panic_on_warn stops
+	 * the boot before the scan. */
+	e2e_write_str("/proc/sys/kernel/printk", "5 5 1 7");
 }
 
 /* /proc/thread-self/fail-nth, opened before arming: opening it allocates,

@@ -1923,7 +1923,6 @@ static void faults_resize(const struct vdev *d, const uint64_t *sizes, size_t n)
 	verify(load, FAULT_LOAD / 8, "the memory in use, after the faults");
 	munmap(load, FAULT_LOAD);
 	expect_idle("end");
-	klogctl(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, NULL, 5);
 	e2e_fault_print_points(d->id, pts);
 	e2e_diag("%s: %d memory blocks left offline by a failed onlining, onlined by hand",
 		 d->id, offline);
