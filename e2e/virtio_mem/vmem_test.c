@@ -1753,7 +1753,7 @@ static void t_soak(void)
  * blocks online and Movable in the number the size needs, and the kernel
  * log free of reports.
  */
-#define FAULT_PCT	10
+#define FAULT_PCT	20
 #define FAULT_WINDOW_S	20
 #define FAULT_NUDGE_S	2	/* the request again: the driver runs at once */
 #define FAULT_LOAD	(192 * MiB)
