@@ -36,24 +36,19 @@ picks() {	# picks <word> <scenario...>: does word pick one of them?
 	return 1
 }
 read -ra words <<<"${FAULTS_TESTS:-}"
-all=()
+all=() picked=()	# every scenario; the runs FAULTS_TESTS picks something of
 for run in "${runs[@]}"; do
 	read -ra names <<<"$("$run" --list)"
 	all+=("${names[@]}")
+	ok=$(( ${#words[@]} == 0 ))
+	for w in "${words[@]}"; do picks "$w" "${names[@]}" && ok=1; done
+	[ $ok = 1 ] && picked+=("$run")
 done
 for w in "${words[@]}"; do
 	picks "$w" "${all[@]}" || {
 		echo "faults: FAULTS_TESTS: no scenario '$w' (scenarios: ${all[*]}; 'prefix*' picks by prefix)" >&2
 		exit 2
 	}
-done
-# The runs FAULTS_TESTS picks something of.
-picked=()
-for run in "${runs[@]}"; do
-	read -ra names <<<"$("$run" --list)"
-	ok=$(( ${#words[@]} == 0 ))
-	for w in "${words[@]}"; do picks "$w" "${names[@]}" && ok=1; done
-	[ $ok = 1 ] && picked+=("$run")
 done
 
 # One cell (scripts/cells.sh each runs "faults.sh --cell" per cell, with

@@ -157,6 +157,13 @@ static void ovl_remount(const struct ovl *o)
 		E2E_FAIL("mount %s again: %s", o->merged, strerrorname_np(errno));
 }
 
+/* What a copy-up left in the work dir's "work" (its temp entries live
+ * there until renamed into place): the first entry's name, "" if none. */
+static void work_leftover(const struct ovl *o, char *name, size_t size)
+{
+	first_entry(P("%s/work", o->work), name, size);
+}
+
 static uint64_t lower_sum_one;
 static int sum_one(const char *path, const struct stat *st, int flag,
 		   struct FTW *ftw)
@@ -437,10 +444,10 @@ static unsigned int step(struct scenario *s, unsigned int n,
 		E2E_FAIL("step %u: the operation succeeded, the old state shows", n);
 	if (tree_sum(o->lower) != o->lower_sum)
 		E2E_FAIL("step %u: the lower layer changed", n);
-	first_entry(P("%s/work", o->work), stale, sizeof(stale));
+	work_leftover(o, stale, sizeof(stale));
 	if (stale[0])
-		E2E_FAIL("step %u (%s): %s/work/%s left behind", n,
-			 r ? strerrorname_np(err) : "done", o->work, stale);
+		E2E_FAIL("step %u (%s): temp entry %s left behind in the work dir %s", n,
+			 r ? strerrorname_np(err) : "done", stale, o->work);
 	ovl_remount(o);
 	again = s->state(o->merged, why, sizeof(why));
 	if (again != st)
@@ -564,8 +571,8 @@ static void t_enospc_copy_up(void)
 		   "the merged file changed (%lld bytes)", (long long)len);
 	E2E_ASSERT(access(P("%s/big", o.upper), F_OK) && errno == ENOENT,
 		   "a partial copy is in the upper layer");
-	first_entry(P("%s/work", o.work), stale, sizeof(stale));
-	E2E_ASSERT(!stale[0], "%s/work/%s left behind", o.work, stale);
+	work_leftover(&o, stale, sizeof(stale));
+	E2E_ASSERT(!stale[0], "temp entry %s left behind in the work dir %s", stale, o.work);
 
 	/* room again: the copy-up works */
 	E2E_OK(unlink("/mnt/b/filler"));
@@ -608,8 +615,8 @@ static void t_eio_copy_up(void)
 	E2E_ASSERT(st == STATE_OLD, "after the failed copy-up: %s",
 		   st == STATE_BAD ? why : "the new content shows");
 	E2E_ASSERT(tree_sum(o.lower) == o.lower_sum, "the lower layer changed");
-	first_entry(P("%s/work", o.work), stale, sizeof(stale));
-	E2E_ASSERT(!stale[0], "%s/work/%s left behind", o.work, stale);
+	work_leftover(&o, stale, sizeof(stale));
+	E2E_ASSERT(!stale[0], "temp entry %s left behind in the work dir %s", stale, o.work);
 
 	/* the disk again, from its journal */
 	E2E_OK(umount(o.merged));
