@@ -32,10 +32,11 @@
  * has no virtio_mem warning/error and no OOM or allocation failure.
  *
  * bbm_pinned_unplug, bbm_offline_error and sbm_offline_error each show one
- * of the 6.5 fixes of the series (patches 0006-0008) at work: each fails on
- * a kernel without its patch (the mutants that revert 0006-0008);
- * sbm_request_changes runs the scenario of patch 0009; race_bbm_sysfs the
- * one of patch 0010.
+ * of the 6.5 fixes (6.1's series backports them) at work: each fails on
+ * a kernel without its fix (the mutants that revert them);
+ * sbm_request_changes runs the scenario of the fourth 6.5 fix;
+ * race_bbm_sysfs the one of "mm/page_alloc: don't undo another caller's
+ * isolation".
  * Failing offlining is injected through debugfs (notifier-error-inject).
  */
 #include "e2e_fault.h"
@@ -963,7 +964,7 @@ static void t_reboot_replug(void)
 	expect_idle("end");
 }
 
-/* ---- the 6.5 fixes (patches 0006-0008) ------------------------------------ */
+/* ---- the 6.5 fixes (6.1's backports) -------------------------------------- */
 
 #define INJECT_OFFLINE "/sys/kernel/debug/notifier-error-inject/memory/" \
 		       "actions/MEM_GOING_OFFLINE/error"
