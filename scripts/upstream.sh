@@ -6,8 +6,8 @@
 #
 #   build/upstream/<topic>/0000-cover-letter.patch, 0001-....patch, ...
 #
-# The topic of a commit is its subject's prefix: mm/... is mm, virtio-mem:
-# is virtio-mem, ovl: is overlayfs; each topic's commits keep their order
+# The topic of a commit is its subject's prefix: mm/... is mm, x86/... is
+# x86, virtio-mem: is virtio-mem, ovl: is overlayfs; each topic's commits keep their order
 # and apply to base on their own (each posting is cut from base, so a
 # topic that needs another's patch does not apply: the run stops).  The
 # cover letter's subject and text are patches/<tree>/cover/<topic>; git
@@ -38,6 +38,7 @@ covers=$PATCHES/cover
 topic_of() {
 	case $1 in
 	mm/* | mm:*) echo mm ;;
+	x86/*) echo x86 ;;
 	virtio-mem:*) echo virtio-mem ;;
 	ovl:*) echo overlayfs ;;
 	*) echo "" ;;
@@ -50,7 +51,7 @@ order=()
 for c in "${commits[@]}"; do
 	s=$(git -C "$KTREE" log -1 --format=%s "$c")
 	t=$(topic_of "$s")
-	[ -n "$t" ] || die "\"$s\": no topic (mm/, virtio-mem:, ovl:); say where it goes in scripts/upstream.sh"
+	[ -n "$t" ] || die "\"$s\": no topic (mm/, x86/, virtio-mem:, ovl:); say where it goes in scripts/upstream.sh"
 	[ -f "$covers/$t" ] || die "no cover letter for topic $t: write patches/$KGATE_TREE/cover/$t"
 	[ -n "${picks[$t]:-}" ] || order+=("$t")
 	picks[$t]+="$c "

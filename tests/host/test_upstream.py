@@ -74,10 +74,10 @@ class Upstream(TempDirTest):
         self.assertNotIn('fs/overlayfs', fix)
 
     def test_a_commit_with_no_topic(self) -> None:
-        self.commit('x86: something', 'mm/a.c', 'a2\n')
+        self.commit('arm64: something', 'mm/a.c', 'a2\n')
         p = self.upstream()
         self.assertEqual(p.returncode, 1)
-        self.assertIn('upstream: "x86: something": no topic (mm/, virtio-mem:, ovl:)', p.stdout)
+        self.assertIn('upstream: "arm64: something": no topic (mm/, x86/, virtio-mem:, ovl:)', p.stdout)
 
     def test_a_topic_with_no_cover_letter(self) -> None:
         self.commit('virtio-mem: fix', 'mm/a.c', 'a2\n')
