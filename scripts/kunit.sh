@@ -30,6 +30,14 @@ arch=${1:?usage: scripts/kunit.sh [--reuse] x86_64|arm64 [kunit.py args]}
 shift
 
 arch_known "$arch" || { echo "kunit: unknown arch '$arch' ($KGATE_ARCHES)" >&2; exit 2; }
+# A fragment <f>.<arch> beside a fragment <f> of KGATE_KUNITCONFIG_EXTRA
+# holds what only that arch has (debug/kunitconfig.x86_64).
+extra=()
+for f in ${KGATE_KUNITCONFIG_EXTRA:-}; do
+	extra+=("$f")
+	if [ -f "$f.$arch" ]; then extra+=("$f.$arch"); fi
+done
+KGATE_KUNITCONFIG_EXTRA=${extra[*]}
 cross=$(arch_cross "$arch")
 cc=$(arch_cc "$arch")
 

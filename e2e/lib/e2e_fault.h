@@ -119,6 +119,7 @@ struct e2e_fault_points {
 	unsigned int unplaced;		/* of these, with no frame found */
 	unsigned int count;		/* distinct failure points */
 	char name[E2E_FAULT_MAX_POINTS][64];
+	char last[64];			/* the point of the last failure */
 	unsigned int reports;		/* kernel reports */
 	char report[256];		/* the first one */
 	int want_frame;			/* scanner state */
@@ -221,6 +222,7 @@ static void e2e_fault_scan(int fd, struct e2e_fault_points *p)
 		if (strchr(fn, ' ') || e2e_fault_alloc_frame(fn))
 			continue;
 		e2e_fault_add_point(p, fn);
+		snprintf(p->last, sizeof(p->last), "%s", fn);
 		p->want_frame = 0;
 	}
 }

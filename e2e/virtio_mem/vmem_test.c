@@ -1951,6 +1951,112 @@ static void t_faults_bbm(void)
 	faults_resize(BBM, sizes, E2E_COUNT(sizes));
 }
 
+/* ---- hot-add under failed allocations, from this thread ------------------ */
+
+/* x86_64 (CONFIG_ARCH_MEMORY_PROBE): one memory block hot-added at 512 GiB,
+ * where nothing is, through /sys/devices/system/memory/probe, with the n-th
+ * allocation of this thread failing (fail-nth), n = 1, 2, ... until the
+ * write gets through.  512 GiB starts a new top-level entry of the direct
+ * map, so the hot-add allocates page tables there (init_memory_mapping()),
+ * then the memmap and the memory block device; each is failed once, in
+ * turn.  Every failed write must fail with ENOMEM (or an errno of
+ * hotadd_known[], each for a known reason), leave nothing behind (no memory
+ * block, the direct map's size as before) and no kernel report; the write
+ * that gets through adds the block, offline, and maps it. */
+#define HOTADD_ADDR (512 * GiB)
+#define HOTADD_MAX_STEPS 400
+
+/* Other errnos that a failed allocation comes back as, where it fails. */
+static const struct {
+	const char *point;	/* e2e_fault_points.last */
+	int err;
+	const char *why;
+} hotadd_known[] = {
+	{ "__request_region", EEXIST,
+	  "register_memory_resource() reports any failure of __request_region() as -EEXIST" },
+};
+
+/* The direct map's size in kB: DirectMap4k + 2M (+ 1G where the CPU has
+ * gigabyte pages) of /proc/meminfo. */
+static long direct_map_kb(void)
+{
+	char buf[8192];
+	long kb = meminfo("DirectMap4k:") + meminfo("DirectMap2M:");
+
+	if (e2e_get_file("/proc/meminfo", buf, sizeof(buf)) > 0 &&
+	    strstr(buf, "DirectMap1G:"))
+		kb += meminfo("DirectMap1G:");
+	return kb;
+}
+
+static void t_faults_hotadd(void)
+{
+	struct e2e_fault_points *pts = calloc(1, sizeof(*pts));
+	char addr[32], blk[96];
+	long dm0 = direct_map_kb(), dm;
+	int kfd = e2e_kmsg_open(), pfd, len;
+	unsigned int n, left = 0, known = 0;
+	ssize_t r = -1;
+
+	E2E_ASSERT(pts, "calloc");
+	len = snprintf(addr, sizeof(addr), "0x%" PRIx64, (uint64_t)HOTADD_ADDR);
+	snprintf(blk, sizeof(blk), "/sys/devices/system/memory/memory%" PRIu64,
+		 (uint64_t)(HOTADD_ADDR / mb_size));
+	E2E_ASSERT(access(blk, F_OK), "%s exists before the hot-add", blk);
+	pfd = open("/sys/devices/system/memory/probe", O_WRONLY | O_CLOEXEC);
+	if (pfd < 0)
+		E2E_FAIL("open memory/probe: %s (CONFIG_ARCH_MEMORY_PROBE?)",
+			 strerrorname_np(errno));
+	e2e_fault_setup();
+	for (n = 1; n <= HOTADD_MAX_STEPS; n++) {
+		int err;
+
+		e2e_fault_arm(n);
+		r = pwrite(pfd, addr, len, 0);
+		err = errno;
+		left = e2e_fault_disarm();
+		e2e_fault_scan(kfd, pts);
+		if (pts->reports)
+			E2E_FAIL("step %u (%s): kernel report: %s", n,
+				 left ? "nothing failed" : pts->last, pts->report);
+		if (r == len)
+			break;
+		E2E_ASSERT(!left, "step %u: the write failed (%s) with no failure injected",
+			   n, strerrorname_np(err));
+		if (err != ENOMEM) {
+			size_t i;
+
+			for (i = 0; i < E2E_COUNT(hotadd_known); i++)
+				if (hotadd_known[i].err == err &&
+				    !strcmp(hotadd_known[i].point, pts->last))
+					break;
+			if (i == E2E_COUNT(hotadd_known))
+				E2E_FAIL("step %u: a failed allocation in %s came back as %s, not ENOMEM",
+					 n, pts->last, strerrorname_np(err));
+			if (!known++)
+				e2e_diag("step %u: %s from %s: known: %s", n,
+					 strerrorname_np(err), pts->last, hotadd_known[i].why);
+		}
+		E2E_ASSERT(access(blk, F_OK), "step %u (%s failed): %s left behind",
+			   n, pts->last, blk);
+		dm = direct_map_kb();
+		E2E_ASSERT(dm == dm0, "step %u (%s failed): the direct map grew by %ld kB",
+			   n, pts->last, dm - dm0);
+	}
+	E2E_ASSERT(r == len, "no hot-add got through in %d steps", HOTADD_MAX_STEPS);
+	E2E_ASSERT(!access(blk, F_OK), "the hot-add got through, but there is no %s", blk);
+	dm = direct_map_kb();
+	E2E_ASSERT(dm >= dm0 + (long)(mb_size / KiB),
+		   "the hot-add got through, but the direct map grew by %ld kB only", dm - dm0);
+	close(pfd);
+	e2e_fault_print_points("hotadd", pts);
+	e2e_diag("faults: hotadd: %u steps, %u failures injected, %u failure points, "
+		 "%u logged, the last step %s", n, n - (left ? 1 : 0), pts->count,
+		 pts->logged, left ? "with nothing failed" : "with a failure absorbed");
+	E2E_ASSERT(n > 1, "the first write got through: nothing was failed");
+	free(pts);
+}
+
 static const struct e2e_test tests[] = {
 	{ "sbm_grow_shrink", t_sbm_grow_shrink, 300 },
 	{ "bbm_grow_shrink", t_bbm_grow_shrink, 300 },
@@ -1969,6 +2075,7 @@ static const struct e2e_test tests[] = {
 	{ "soak", t_soak, 7200 },
 	{ "faults_sbm", t_faults_sbm, 1800 },
 	{ "faults_bbm", t_faults_bbm, 1800 },
+	{ "faults_hotadd", t_faults_hotadd, 900 },
 };
 
 /* ---- main: ask the host what to run -------------------------------------- */
