@@ -170,7 +170,7 @@ buildcheck: tree
 amcheck: tree
 	@scripts/cells.sh each amcheck.sh
 
-## upstream: the 7.3 series as one posting per topic (mm, virtio-mem, overlayfs) in build/upstream/<topic>/: git format-patch with cover letters (patches/7.3/cover/), To/Cc from get_maintainer.pl; send with git send-email
+## upstream: the 7.3 series as postings in build/upstream/<topic>/: the fixes per maintainer tree (mm, x86, virtio-mem, overlayfs), the tests per subsystem on top of their fixes; git format-patch with cover letters (patches/7.3/cover/), To/Cc from get_maintainer.pl, the sender's identity (UPSTREAM_FROM or git config); send with git send-email
 upstream: export TREES := $(or $(TREES),7.3)
 upstream: tree
 	@$(EACH_TREE) scripts/upstream.sh $(EACH_TREE_END)
@@ -178,8 +178,9 @@ upstream: tree
 ## upstream-check: make upstream, then git am of each posting on a clean tarball tree and kunit.py run with the .kunitconfigs it adds (scripts/amcheck.sh, AMCHECK_POST)
 upstream-check: export TREES := $(or $(TREES),7.3)
 upstream-check: upstream
-	@rc=0; for t in $(ALL_TREES); do for d in $(BUILD)/upstream/*/; do echo "== $$t $$d"; \
-	  AMCHECK_POST=$$d BUILD=$(BUILD)/$$t KGATE_TREE=$$t scripts/amcheck.sh x86_64 || rc=1; done; done; exit $$rc
+	@rc=0; for t in $(ALL_TREES); do for d in $(BUILD)/upstream/*/; do d=$${d%/}; echo "== $$t $$d"; \
+	  case $$d in *-tests) pre=$${d%-tests};; *) pre=;; esac; \
+	  AMCHECK_POST="$$pre $$d" BUILD=$(BUILD)/$$t KGATE_TREE=$$t scripts/amcheck.sh x86_64 || rc=1; done; done; exit $$rc
 
 ## mutants: apply each mutants/<tree>/*.patch in turn; the gate must go red for each (the cells' trees, x86_64; ARCHES=arm64)
 mutants: tree

@@ -7,8 +7,9 @@
 #
 #   scripts/amcheck.sh [arch]        (default $KGATE_ARCH, else x86_64)
 #
-# AMCHECK_POST=<dir>: git am that folder's patches instead (a posting of
-# make upstream, build/upstream/<topic>/, its cover letter left out), then
+# AMCHECK_POST="<dir>...": git am those folders' patches instead, in
+# order (postings of make upstream, build/upstream/<topic>/, cover letters
+# left out; a test posting after the fix posting it needs), then
 # kunit.py with the .kunitconfig files those patches add (none: kunit.py's
 # default config, so the posting is built and KUnit's own tests run).
 #
@@ -26,7 +27,7 @@ arch_known "$arch" || { echo "amcheck: unknown arch '$arch' (known: $KGATE_ARCHE
 cross=$(arch_cross "$arch")
 [ -r "$TARBALL" ] || { echo "amcheck: $TARBALL not found; install it: apt-get install $TREE_PKG (or run: make deps)" >&2; exit 1; }
 
-top=$BUILD/amcheck${AMCHECK_POST:+-$(basename "$AMCHECK_POST")}
+top=$BUILD/amcheck${AMCHECK_POST:+-$(basename "${AMCHECK_POST##* }")}
 tree=$top/linux
 rm -rf "$tree" "$top/.x"
 mkdir -p "$top/.x"
@@ -37,19 +38,25 @@ rmdir "$top/.x"
 git -C "$tree" init -q
 git -C "$tree" add -A -f .
 git -C "$tree" -c user.name=amcheck -c user.email=amcheck@localhost commit -q -m base
+# series: the patch files to apply, in order (full paths).
+series=()
 if [ -n "${AMCHECK_POST:-}" ]; then
-	post=$(cd "$AMCHECK_POST" && pwd)
-	series=()
-	for f in "$post"/*.patch; do
-		[ "$(basename "$f")" = 0000-cover-letter.patch ] || series+=("$(basename "$f")")
+	for d in $AMCHECK_POST; do
+		post=$(cd "$d" && pwd)
+		n=${#series[@]}
+		for f in "$post"/*.patch; do
+			[ "$(basename "$f")" = 0000-cover-letter.patch ] || series+=("$f")
+		done
+		[ ${#series[@]} -gt "$n" ] || { echo "amcheck: no patch in $post" >&2; exit 1; }
+		echo "\$ git am ${post#"$REPO"/}/*.patch   ($((${#series[@]} - n)) patches)"
 	done
-	[ ${#series[@]} -gt 0 ] || { echo "amcheck: no patch in $post" >&2; exit 1; }
 else
 	post=$("$REPO/scripts/postable.sh")
-	mapfile -t series <"$post/series"
+	mapfile -t names <"$post/series"
+	series=("${names[@]/#/$post/}")
+	echo "\$ git am ${post#"$REPO"/}/*.patch   (${#series[@]} patches)"
 fi
-echo "\$ git am ${post#"$REPO"/}/*.patch   (${#series[@]} patches)"
-git -C "$tree" -c user.name=amcheck -c user.email=amcheck@localhost am -q "${series[@]/#/$post/}"
+git -C "$tree" -c user.name=amcheck -c user.email=amcheck@localhost am -q "${series[@]}"
 git -C "$tree" log --oneline | head -n $((${#series[@]} + 1))
 
 kgate_build_env
@@ -57,7 +64,7 @@ kgate_tcg "$top"
 args=(run --arch="$arch" --build_dir="$top/$arch" --jobs="$(nproc)")
 while read -r k; do
 	args+=(--kunitconfig="$k")
-done < <(cat "${series[@]/#/$post/}" | sed -n 's|^+++ b/\(.*\)/\.kunitconfig$|\1|p' | sort -u)
+done < <(cat "${series[@]}" | sed -n 's|^+++ b/\(.*\)/\.kunitconfig$|\1|p' | sort -u)
 [ -n "$cross" ] && args+=(--cross_compile="$cross")
 echo "\$ tools/testing/kunit/kunit.py ${args[*]}"
 cd "$tree"
