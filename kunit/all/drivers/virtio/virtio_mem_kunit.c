@@ -6,10 +6,9 @@
  * This file is included at the end of virtio_mem.c (with
  * CONFIG_VIRTIO_MEM_KUNIT_TEST), so the tests call the static functions of
  * the driver directly, on a struct virtio_mem that the test sets up: no
- * device and no virtqueue are involved.  Only virtio_mem_unplug reaches the
- * memory hotplug core, where it must fail before anything changes: a range
- * offline_and_remove_memory() rejects, a page alloc_contig_range() cannot
- * take.
+ * device and no virtqueue are involved.  virtio_mem_unplug replaces the
+ * driver's calls into memory hotplug, the page allocator and the device with
+ * static stubs (kunit_activate_static_stub()).
  *
  * Expected values are literals, or rows of literal tables, that can be
  * checked by hand; they are written for the sizes below, which
@@ -17,6 +16,8 @@
  * other arches (or page sizes) the cases that need them are skipped.
  */
 
+#include <kunit/resource.h>
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/sizes.h>
 #include <linux/vmalloc.h>
@@ -85,6 +86,9 @@ static int virtio_mem_kunit_init(struct kunit *test)
 	vdev->dev.init_name = "virtio_mem_kunit";
 	vm->vdev = vdev;
 	mutex_init(&vm->hotplug_mutex);
+	/* as if the device was going away: virtio_mem_retry() queues nothing */
+	spin_lock_init(&vm->removal_lock);
+	vm->removing = true;
 	test->priv = vm;
 	return 0;
 }
@@ -1606,6 +1610,111 @@ static struct kunit_suite virtio_mem_config_test_suite = {
 /* ---- virtio_mem_unplug: decisions of the unplug paths ---- */
 
 /*
+ * The unplug paths end in memory hotplug (offline_and_remove_memory()),
+ * the page allocator (alloc_contig_range()) and the device (a request on
+ * the virtqueue), and give fake-offline pages back to the buddy.  Each case
+ * replaces these four with stubs (kunit_activate_static_stub()) that record
+ * what they are asked and answer as the case says, so that nothing of the
+ * running kernel is offlined, isolated or freed and nothing is sent, even
+ * when the code under test is broken.
+ */
+#define VIRTIO_MEM_KUNIT_MAX_CALLS	8
+
+struct virtio_mem_kunit_stubs {
+	/* offline_and_remove_memory(): the n-th call's answer, its range */
+	int offline_rc[VIRTIO_MEM_KUNIT_MAX_CALLS];
+	u64 offline_addr[VIRTIO_MEM_KUNIT_MAX_CALLS];
+	u64 offline_size[VIRTIO_MEM_KUNIT_MAX_CALLS];
+	unsigned int offline_calls;
+	/* alloc_contig_range(): its answer, how often it was called */
+	int contig_rc;
+	unsigned int contig_calls;
+	/* requests sent to the device, pages given back */
+	unsigned int requests;
+	unsigned int fake_online_calls;
+};
+
+static struct virtio_mem_kunit_stubs *virtio_mem_kunit_stubs(struct kunit *test)
+{
+	struct kunit_resource *res;
+	struct virtio_mem_kunit_stubs *s;
+
+	res = kunit_find_named_resource(test, "virtio_mem_kunit_stubs");
+	if (!res)
+		return NULL;
+	s = res->data;
+	kunit_put_resource(res);
+	return s;
+}
+
+static int virtio_mem_kunit_offline_stub(u64 addr, u64 size)
+{
+	struct kunit *test = kunit_get_current_test();
+	struct virtio_mem_kunit_stubs *s = virtio_mem_kunit_stubs(test);
+	unsigned int n = s->offline_calls++;
+
+	if (n >= VIRTIO_MEM_KUNIT_MAX_CALLS) {
+		KUNIT_FAIL(test, "offline_and_remove_memory() called %u times", n + 1);
+		return -EBUSY;
+	}
+	s->offline_addr[n] = addr;
+	s->offline_size[n] = size;
+	return s->offline_rc[n];
+}
+
+static int virtio_mem_kunit_contig_stub(unsigned long pfn, unsigned long nr_pages)
+{
+	struct virtio_mem_kunit_stubs *s =
+		virtio_mem_kunit_stubs(kunit_get_current_test());
+
+	s->contig_calls++;
+	return s->contig_rc;
+}
+
+static void virtio_mem_kunit_fake_online_stub(unsigned long pfn,
+					      unsigned long nr_pages)
+{
+	virtio_mem_kunit_stubs(kunit_get_current_test())->fake_online_calls++;
+}
+
+/* The device: every request fails (VIRTIO_MEM_RESP_ERROR) */
+static uint64_t virtio_mem_kunit_request_stub(struct virtio_mem *vm,
+					      const struct virtio_mem_req *req)
+{
+	virtio_mem_kunit_stubs(kunit_get_current_test())->requests++;
+	return VIRTIO_MEM_RESP_ERROR;
+}
+
+/*
+ * The stubs for the rest of the case.  By default offline_and_remove_memory()
+ * and alloc_contig_range() fail with -EBUSY.
+ */
+static struct virtio_mem_kunit_stubs *virtio_mem_kunit_stub_unplug(struct kunit *test)
+{
+	struct virtio_mem_kunit_stubs *s;
+	int i;
+
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	for (i = 0; i < VIRTIO_MEM_KUNIT_MAX_CALLS; i++)
+		s->offline_rc[i] = -EBUSY;
+	s->contig_rc = -EBUSY;
+	KUNIT_ASSERT_EQ(test, kunit_add_named_resource(test, NULL, NULL,
+						       kunit_kzalloc(test, sizeof(struct kunit_resource),
+								     GFP_KERNEL),
+						       "virtio_mem_kunit_stubs", s), 0);
+	kunit_activate_static_stub(test, virtio_mem_offline_and_remove_range,
+				   virtio_mem_kunit_offline_stub);
+	kunit_activate_static_stub(test, virtio_mem_alloc_contig_range,
+				   virtio_mem_kunit_contig_stub);
+	kunit_activate_static_stub(test, virtio_mem_fake_online,
+				   virtio_mem_kunit_fake_online_stub);
+	kunit_activate_static_stub(test, virtio_mem_send_request,
+				   virtio_mem_kunit_request_stub);
+	return s;
+}
+
+/*
  * What an error of offline_and_remove_memory() becomes: only -ENOMEM is
  * passed on; every other error means "busy, retry later" (-EBUSY), never
  * one that the workqueue takes for a broken device.
@@ -1634,140 +1743,120 @@ static void virtio_mem_unplug_test_offline_rc(struct kunit *test)
 }
 
 /*
- * offline_and_remove_memory() refuses a range that is not made of whole
- * memory blocks with -EINVAL, before it touches anything: a safe way to
- * make it fail with an error other than -EBUSY or -ENOMEM, as a memory
- * notifier or offline_pages() may.  The driver must report such a failure
- * as -EBUSY (retry later) and not pass the error on to its workqueue, which
- * marks the device broken on an error it does not know.
+ * The same through virtio_mem_offline_and_remove_memory(), with
+ * offline_and_remove_memory() failing with each error in turn: the driver
+ * reports -EBUSY (retry later) for all but -ENOMEM and accounts nothing as
+ * removed.  On success, the range is accounted as removed.
  */
 static void virtio_mem_unplug_test_offline_error_is_busy(struct kunit *test)
 {
-	const u64 mb = memory_block_size_bytes();
+	struct virtio_mem_kunit_stubs *s = virtio_mem_kunit_stub_unplug(test);
 	struct virtio_mem *vm = test->priv;
+	int i;
 
-	atomic64_set(&vm->offline_size, 3 * mb);
-	/* not aligned to a memory block */
-	KUNIT_EXPECT_EQ(test,
-			virtio_mem_offline_and_remove_memory(vm, mb + PAGE_SIZE, mb),
-			-EBUSY);
-	/* not a whole number of memory blocks */
-	KUNIT_EXPECT_EQ(test,
-			virtio_mem_offline_and_remove_memory(vm, mb, mb / 2),
-			-EBUSY);
-	/* nothing */
-	KUNIT_EXPECT_EQ(test, virtio_mem_offline_and_remove_memory(vm, mb, 0),
-			-EBUSY);
-	/* a failure accounts nothing as removed */
-	KUNIT_EXPECT_EQ(test, atomic64_read(&vm->offline_size), 3 * mb);
-}
+	atomic64_set(&vm->offline_size, 3 * SZ_128M);
+	for (i = 0; i < ARRAY_SIZE(virtio_mem_kunit_offline_rcs); i++)
+		s->offline_rc[i] = virtio_mem_kunit_offline_rcs[i].rc;
+	for (i = 0; i < ARRAY_SIZE(virtio_mem_kunit_offline_rcs); i++) {
+		KUNIT_EXPECT_EQ_MSG(test,
+				    virtio_mem_offline_and_remove_memory(vm, SZ_1G, SZ_128M),
+				    virtio_mem_kunit_offline_rcs[i].want,
+				    "offline_and_remove_memory() failed with %d",
+				    virtio_mem_kunit_offline_rcs[i].rc);
+		KUNIT_EXPECT_EQ(test, atomic64_read(&vm->offline_size), 3 * SZ_128M);
+	}
+	KUNIT_EXPECT_EQ(test, s->offline_calls, 5);
+	KUNIT_EXPECT_EQ(test, s->offline_addr[4], SZ_1G);
+	KUNIT_EXPECT_EQ(test, s->offline_size[4], SZ_128M);
 
-static int virtio_mem_kunit_page_init(struct kunit_resource *res, void *context)
-{
-	res->data = alloc_page(GFP_KERNEL);
-	return res->data ? 0 : -ENOMEM;
-}
-
-static void virtio_mem_kunit_page_free(struct kunit_resource *res)
-{
-	__free_page(res->data);
+	s->offline_rc[5] = 0;
+	KUNIT_EXPECT_EQ(test, virtio_mem_offline_and_remove_memory(vm, SZ_1G, SZ_128M), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&vm->offline_size), 2 * SZ_128M);
 }
 
 /*
- * A page the test holds until it ends: kernel memory, not movable, so
- * alloc_contig_range() can never take it; trying fails with -EBUSY.
+ * SBM with @nr_mbs memory blocks from @mb_id, all subblocks plugged, the
+ * blocks online (MOVABLE, as far as the driver knows).  With the stubs,
+ * the ids need not be memory of this machine: nothing looks at the pages.
  */
-static struct page *virtio_mem_kunit_busy_page(struct kunit *test)
-{
-	struct page *page;
-
-	page = kunit_alloc_resource(test, virtio_mem_kunit_page_init,
-				    virtio_mem_kunit_page_free, GFP_KERNEL,
-				    NULL);
-	KUNIT_ASSERT_NOT_NULL(test, page);
-	KUNIT_ASSERT_FALSE(test, is_zone_movable_page(page));
-	return page;
-}
-
-/*
- * SBM with @nr_mbs memory blocks, the first the one of @page, and one
- * subblock per page: returns the id of @page's subblock.  All subblocks
- * plugged, the blocks online (MOVABLE, as far as the driver knows).  Only
- * the first block is the test's memory: the driver may look at the states
- * of the others, never at their pages.
- */
-static int virtio_mem_kunit_sbm_pages(struct kunit *test, struct page *page,
-				      unsigned long nr_mbs,
-				      unsigned long *mb_id)
+static void virtio_mem_kunit_sbm_blocks(struct kunit *test, unsigned long mb_id,
+					unsigned long nr_mbs)
 {
 	struct virtio_mem *vm = test->priv;
-	const phys_addr_t addr = page_to_phys(page);
 	unsigned long i;
 
-	*mb_id = virtio_mem_phys_to_mb_id(addr);
-	virtio_mem_kunit_sbm_setup(test, *mb_id, nr_mbs);
-	/* a subblock per page: the subblock of the page is the page */
-	vfree(vm->sbm.sb_states);
-	vm->sbm.sb_size = PAGE_SIZE;
-	vm->sbm.sbs_per_mb = memory_block_size_bytes() / PAGE_SIZE;
-	vm->sbm.sb_states = vzalloc(BITS_TO_LONGS(nr_mbs * vm->sbm.sbs_per_mb) *
-				    sizeof(long));
-	KUNIT_ASSERT_NOT_NULL(test, vm->sbm.sb_states);
+	virtio_mem_kunit_need_sizes(test);
+	virtio_mem_kunit_sbm_setup(test, mb_id, nr_mbs);
 	for (i = 0; i < nr_mbs; i++) {
-		virtio_mem_sbm_set_sb_plugged(vm, *mb_id + i, 0,
-					      vm->sbm.sbs_per_mb);
-		virtio_mem_sbm_set_mb_state(vm, *mb_id + i,
-					    VIRTIO_MEM_SBM_MB_MOVABLE);
+		virtio_mem_sbm_set_sb_plugged(vm, mb_id + i, 0, vm->sbm.sbs_per_mb);
+		virtio_mem_sbm_set_mb_state(vm, mb_id + i, VIRTIO_MEM_SBM_MB_MOVABLE);
 	}
-	return (addr - virtio_mem_mb_id_to_phys(*mb_id)) / PAGE_SIZE;
 }
 
-/* virtio_mem_kunit_sbm_pages() with the one memory block of @page */
-static int virtio_mem_kunit_sbm_page(struct kunit *test, struct page *page,
-				     unsigned long *mb_id)
-{
-	return virtio_mem_kunit_sbm_pages(test, page, 1, mb_id);
-}
+/* The block of the retry cases: 8 (1 GiB with 128 MiB memory blocks) */
+#define VIRTIO_MEM_KUNIT_RETRY_MB	8
 
 /*
- * The memory block of @page as the workqueue finds it after an unplug
- * request: subblocks @first_sb and up unplugged, the block MOVABLE_PARTIAL,
- * the driver's note to retry set.  Returns the block's id.
+ * Memory block @mb_id as the workqueue finds it after an unplug request:
+ * subblocks @first_sb and up unplugged, the block MOVABLE_PARTIAL, the
+ * driver's note to retry set.
  */
-static unsigned long virtio_mem_kunit_sbm_retry_mb(struct kunit *test,
-						   struct page *page,
-						   int first_sb)
+static void virtio_mem_kunit_sbm_retry_mb(struct kunit *test, unsigned long mb_id,
+					  int first_sb)
 {
 	struct virtio_mem *vm = test->priv;
-	unsigned long mb_id;
 
-	virtio_mem_kunit_sbm_page(test, page, &mb_id);
 	virtio_mem_sbm_set_sb_unplugged(vm, mb_id, first_sb,
 					vm->sbm.sbs_per_mb - first_sb);
-	virtio_mem_sbm_set_mb_state(vm, mb_id,
-				    VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL);
+	virtio_mem_sbm_set_mb_state(vm, mb_id, VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL);
 	vm->sbm.have_unplugged_mb = true;
-	return mb_id;
 }
 
 /*
  * A memory block whose subblocks are all unplugged but that could not be
- * offlined and removed (here: a busy page of the test's keeps it from
- * going offline) is retried on every run of the workqueue: the retry
- * fails again, the block keeps its state and the driver keeps its note
- * to retry, have_unplugged_mb.
+ * offlined and removed is retried on every run of the workqueue: the retry
+ * fails again (-EBUSY), the block keeps its state and the driver keeps its
+ * note to retry, have_unplugged_mb.
  */
 static void virtio_mem_unplug_test_sbm_retry_fails(struct kunit *test)
 {
+	struct virtio_mem_kunit_stubs *s = virtio_mem_kunit_stub_unplug(test);
 	struct virtio_mem *vm = test->priv;
-	struct page *page = virtio_mem_kunit_busy_page(test);
-	unsigned long mb_id = virtio_mem_kunit_sbm_retry_mb(test, page, 0);
+	const unsigned long mb = VIRTIO_MEM_KUNIT_RETRY_MB;
+
+	virtio_mem_kunit_sbm_blocks(test, mb, 1);
+	virtio_mem_kunit_sbm_retry_mb(test, mb, 0);
 
 	KUNIT_EXPECT_EQ(test, virtio_mem_cleanup_pending_mb(vm), 0);
 	KUNIT_EXPECT_TRUE(test, vm->sbm.have_unplugged_mb);
-	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_get_mb_state(vm, mb_id),
+	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_get_mb_state(vm, mb),
 			VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL);
-	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
+	/* the whole block, memory block 8 at 1 GiB */
+	KUNIT_ASSERT_EQ(test, s->offline_calls, 1);
+	KUNIT_EXPECT_EQ(test, s->offline_addr[0], SZ_1G);
+	KUNIT_EXPECT_EQ(test, s->offline_size[0], SZ_128M);
+	KUNIT_EXPECT_EQ(test, s->requests, 0);
+}
+
+/*
+ * The retry succeeds: the block is gone (UNUSED) and, with no other block
+ * left to retry, the note is dropped.
+ */
+static void virtio_mem_unplug_test_sbm_retry_removes(struct kunit *test)
+{
+	struct virtio_mem_kunit_stubs *s = virtio_mem_kunit_stub_unplug(test);
+	struct virtio_mem *vm = test->priv;
+	const unsigned long mb = VIRTIO_MEM_KUNIT_RETRY_MB;
+
+	virtio_mem_kunit_sbm_blocks(test, mb, 1);
+	virtio_mem_kunit_sbm_retry_mb(test, mb, 0);
+	s->offline_rc[0] = 0;
+
+	KUNIT_EXPECT_EQ(test, virtio_mem_cleanup_pending_mb(vm), 0);
+	KUNIT_EXPECT_FALSE(test, vm->sbm.have_unplugged_mb);
+	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_get_mb_state(vm, mb),
+			VIRTIO_MEM_SBM_MB_UNUSED);
+	KUNIT_EXPECT_EQ(test, s->offline_calls, 1);
 }
 
 /*
@@ -1777,37 +1866,39 @@ static void virtio_mem_unplug_test_sbm_retry_fails(struct kunit *test)
  */
 static void virtio_mem_unplug_test_sbm_retry_none_left(struct kunit *test)
 {
+	struct virtio_mem_kunit_stubs *s = virtio_mem_kunit_stub_unplug(test);
 	struct virtio_mem *vm = test->priv;
-	struct page *page = virtio_mem_kunit_busy_page(test);
+	const unsigned long mb = VIRTIO_MEM_KUNIT_RETRY_MB;
+
+	virtio_mem_kunit_sbm_blocks(test, mb, 1);
 	/* subblock 0 stays plugged */
-	unsigned long mb_id = virtio_mem_kunit_sbm_retry_mb(test, page, 1);
+	virtio_mem_kunit_sbm_retry_mb(test, mb, 1);
 
 	KUNIT_EXPECT_EQ(test, virtio_mem_cleanup_pending_mb(vm), 0);
 	KUNIT_EXPECT_FALSE(test, vm->sbm.have_unplugged_mb);
-	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_get_mb_state(vm, mb_id),
+	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_get_mb_state(vm, mb),
 			VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL);
-	KUNIT_EXPECT_TRUE(test, virtio_mem_sbm_test_sb_plugged(vm, mb_id, 0, 1));
+	KUNIT_EXPECT_TRUE(test, virtio_mem_sbm_test_sb_plugged(vm, mb, 0, 1));
+	KUNIT_EXPECT_EQ(test, s->offline_calls, 0);
 }
 
 /*
  * One pass over the partially unplugged memory blocks with two outcomes:
- * block A, the page's, all subblocks unplugged but busy (offlining fails),
- * then block B, the next one, with subblock 0 still plugged (nothing to
- * do).  B's outcome must not hide A's: the driver keeps its note to retry.
+ * block A, all subblocks unplugged but busy (offlining fails), then block
+ * B, the next one, with subblock 0 still plugged (nothing to do).  B's
+ * outcome must not hide A's: the driver keeps its note to retry.
  * @state_b: B's state, so that B comes after A in the same list as A
  * (MOVABLE_PARTIAL) or in a later one (KERNEL_PARTIAL, OFFLINE_PARTIAL).
  */
 static void virtio_mem_kunit_sbm_retry_two(struct kunit *test, int state_b)
 {
+	struct virtio_mem_kunit_stubs *s = virtio_mem_kunit_stub_unplug(test);
 	struct virtio_mem *vm = test->priv;
-	struct page *page = virtio_mem_kunit_busy_page(test);
-	unsigned long mb_a, mb_b;
+	const unsigned long mb_a = VIRTIO_MEM_KUNIT_RETRY_MB, mb_b = mb_a + 1;
 
-	virtio_mem_kunit_sbm_pages(test, page, 2, &mb_a);
-	mb_b = mb_a + 1;
+	virtio_mem_kunit_sbm_blocks(test, mb_a, 2);
 	virtio_mem_sbm_set_sb_unplugged(vm, mb_a, 0, vm->sbm.sbs_per_mb);
-	virtio_mem_sbm_set_mb_state(vm, mb_a,
-				    VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL);
+	virtio_mem_sbm_set_mb_state(vm, mb_a, VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL);
 	virtio_mem_sbm_set_sb_unplugged(vm, mb_b, 1, vm->sbm.sbs_per_mb - 1);
 	virtio_mem_sbm_set_mb_state(vm, mb_b, state_b);
 	vm->sbm.have_unplugged_mb = true;
@@ -1818,7 +1909,9 @@ static void virtio_mem_kunit_sbm_retry_two(struct kunit *test, int state_b)
 			VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL);
 	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_get_mb_state(vm, mb_b), state_b);
 	KUNIT_EXPECT_TRUE(test, virtio_mem_sbm_test_sb_plugged(vm, mb_b, 0, 1));
-	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
+	/* A only, at 1 GiB */
+	KUNIT_ASSERT_EQ(test, s->offline_calls, 1);
+	KUNIT_EXPECT_EQ(test, s->offline_addr[0], SZ_1G);
 }
 
 static void virtio_mem_unplug_test_sbm_retry_two_movable(struct kunit *test)
@@ -1836,21 +1929,85 @@ static void virtio_mem_unplug_test_sbm_retry_two_offline(struct kunit *test)
 	virtio_mem_kunit_sbm_retry_two(test, VIRTIO_MEM_SBM_MB_OFFLINE_PARTIAL);
 }
 
+static int virtio_mem_kunit_page_init(struct kunit_resource *res, void *context)
+{
+	res->data = alloc_page(GFP_KERNEL);
+	return res->data ? 0 : -ENOMEM;
+}
+
+/*
+ * Free the case's page.  A driver that took it for fake-offline although
+ * alloc_contig_range() (the stub) refused marked it offline and took it
+ * from the managed pages: undone here, so that a broken driver leaves
+ * nothing behind.
+ */
+static void virtio_mem_kunit_page_free(struct kunit_resource *res)
+{
+	struct page *page = res->data;
+
+	if (PageOffline(page)) {
+		virtio_mem_clear_fake_offline(page_to_pfn(page), 1, true);
+		adjust_managed_page_count(page, 1);
+	}
+	__free_page(page);
+}
+
+/*
+ * A page of the case's own, kernel memory, not movable: fake offlining
+ * looks at its zone before it asks alloc_contig_range() (the stub).
+ */
+static struct page *virtio_mem_kunit_page(struct kunit *test)
+{
+	struct page *page;
+
+	page = kunit_alloc_resource(test, virtio_mem_kunit_page_init,
+				    virtio_mem_kunit_page_free, GFP_KERNEL,
+				    NULL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_FALSE(test, is_zone_movable_page(page));
+	return page;
+}
+
+/*
+ * SBM with the memory block of @page, one subblock per page: returns the
+ * id of @page's subblock.  All subblocks plugged, the block online
+ * (MOVABLE, as far as the driver knows).
+ */
+static int virtio_mem_kunit_sbm_page(struct kunit *test, struct page *page,
+				     unsigned long *mb_id)
+{
+	struct virtio_mem *vm = test->priv;
+	const phys_addr_t addr = page_to_phys(page);
+
+	*mb_id = virtio_mem_phys_to_mb_id(addr);
+	virtio_mem_kunit_sbm_setup(test, *mb_id, 1);
+	/* a subblock per page: the subblock of the page is the page */
+	vfree(vm->sbm.sb_states);
+	vm->sbm.sb_size = PAGE_SIZE;
+	vm->sbm.sbs_per_mb = memory_block_size_bytes() / PAGE_SIZE;
+	vm->sbm.sb_states = vzalloc(BITS_TO_LONGS(vm->sbm.sbs_per_mb) * sizeof(long));
+	KUNIT_ASSERT_NOT_NULL(test, vm->sbm.sb_states);
+	virtio_mem_sbm_set_sb_plugged(vm, *mb_id, 0, vm->sbm.sbs_per_mb);
+	virtio_mem_sbm_set_mb_state(vm, *mb_id, VIRTIO_MEM_SBM_MB_MOVABLE);
+	return (addr - virtio_mem_mb_id_to_phys(*mb_id)) / PAGE_SIZE;
+}
+
 /*
  * After a failed unplug of the page's subblock: every subblock still
- * plugged, the block still MOVABLE, the page still only the test's.
+ * plugged, the block still MOVABLE, nothing sent, nothing given back.
  */
 static void virtio_mem_kunit_expect_sbm_page_kept(struct kunit *test,
-						  struct page *page,
 						  unsigned long mb_id)
 {
+	struct virtio_mem_kunit_stubs *s = virtio_mem_kunit_stubs(test);
 	struct virtio_mem *vm = test->priv;
 
 	KUNIT_EXPECT_TRUE(test, virtio_mem_sbm_test_sb_plugged(vm, mb_id, 0,
 							       vm->sbm.sbs_per_mb));
 	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_get_mb_state(vm, mb_id),
 			VIRTIO_MEM_SBM_MB_MOVABLE);
-	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
+	KUNIT_EXPECT_EQ(test, s->requests, 0);
+	KUNIT_EXPECT_EQ(test, s->fake_online_calls, 0);
 }
 
 /*
@@ -1861,8 +2018,9 @@ static void virtio_mem_kunit_expect_sbm_page_kept(struct kunit *test,
  */
 static void virtio_mem_unplug_test_sbm_config_changed(struct kunit *test)
 {
+	struct virtio_mem_kunit_stubs *s = virtio_mem_kunit_stub_unplug(test);
 	struct virtio_mem *vm = test->priv;
-	struct page *page = virtio_mem_kunit_busy_page(test);
+	struct page *page = virtio_mem_kunit_page(test);
 	unsigned long mb_id;
 	int sb_id;
 
@@ -1870,41 +2028,46 @@ static void virtio_mem_unplug_test_sbm_config_changed(struct kunit *test)
 	atomic_set(&vm->config_changed, 1);
 	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_unplug_sb_online(vm, mb_id, sb_id, 1),
 			-EAGAIN);
-	virtio_mem_kunit_expect_sbm_page_kept(test, page, mb_id);
+	virtio_mem_kunit_expect_sbm_page_kept(test, mb_id);
+	KUNIT_EXPECT_EQ(test, s->contig_calls, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&vm->config_changed), 1);
 }
 
 /*
  * Control: the same subblock without a config change.  The driver does try
- * to fake-offline it, which fails on the busy page: -EBUSY, so the caller
- * moves on to the next subblock.  Nothing is sent to the (absent) device:
- * only because the test holds the page, which alloc_contig_range() can
- * never take (had it succeeded, the driver would send an unplug request
- * through the NULL vm->vq).
+ * to fake-offline it; alloc_contig_range() refuses (busy: -EBUSY), once, as
+ * the page is not in ZONE_MOVABLE, so the caller moves on to the next
+ * subblock.  Nothing is sent to the device.
  */
 static void virtio_mem_unplug_test_sbm_busy(struct kunit *test)
 {
+	struct virtio_mem_kunit_stubs *s = virtio_mem_kunit_stub_unplug(test);
 	struct virtio_mem *vm = test->priv;
-	struct page *page = virtio_mem_kunit_busy_page(test);
+	struct page *page = virtio_mem_kunit_page(test);
 	unsigned long mb_id;
 	int sb_id;
 
 	sb_id = virtio_mem_kunit_sbm_page(test, page, &mb_id);
 	KUNIT_EXPECT_EQ(test, virtio_mem_sbm_unplug_sb_online(vm, mb_id, sb_id, 1),
 			-EBUSY);
-	virtio_mem_kunit_expect_sbm_page_kept(test, page, mb_id);
+	virtio_mem_kunit_expect_sbm_page_kept(test, mb_id);
+	KUNIT_EXPECT_EQ(test, s->contig_calls, 1);
+	KUNIT_EXPECT_FALSE(test, PageOffline(page));
 }
 
 /*
- * The same in BBM: a big block of one memory block, the one of the busy
- * page, added to Linux.  With the config changed, unplugging it stops
- * before fake-offlining with -EAGAIN, and the big block is back in its
- * state (ADDED), not left FAKE_OFFLINE.
+ * The same in BBM: a big block of one memory block, the one of the page,
+ * added to Linux.  With the config changed, unplugging it stops before
+ * fake-offlining with -EAGAIN, and the big block is back in its state
+ * (ADDED), not left FAKE_OFFLINE.  (No BBM case without the change: fake
+ * offlining would be asked for the whole memory block, and a driver that
+ * took the stub's refusal for success would mark memory the kernel uses.)
  */
 static void virtio_mem_unplug_test_bbm_config_changed(struct kunit *test)
 {
+	struct virtio_mem_kunit_stubs *s = virtio_mem_kunit_stub_unplug(test);
 	struct virtio_mem *vm = test->priv;
-	struct page *page = virtio_mem_kunit_busy_page(test);
+	struct page *page = virtio_mem_kunit_page(test);
 	unsigned long bb_id;
 
 	bb_id = page_to_phys(page) / memory_block_size_bytes();
@@ -1918,13 +2081,16 @@ static void virtio_mem_unplug_test_bbm_config_changed(struct kunit *test)
 			-EAGAIN);
 	KUNIT_EXPECT_EQ(test, virtio_mem_bbm_get_bb_state(vm, bb_id),
 			VIRTIO_MEM_BBM_BB_ADDED);
-	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
+	KUNIT_EXPECT_EQ(test, s->contig_calls, 0);
+	KUNIT_EXPECT_EQ(test, s->offline_calls, 0);
+	KUNIT_EXPECT_EQ(test, s->requests, 0);
 }
 
 static struct kunit_case virtio_mem_unplug_test_cases[] = {
 	KUNIT_CASE(virtio_mem_unplug_test_offline_rc),
 	KUNIT_CASE(virtio_mem_unplug_test_offline_error_is_busy),
 	KUNIT_CASE(virtio_mem_unplug_test_sbm_retry_fails),
+	KUNIT_CASE(virtio_mem_unplug_test_sbm_retry_removes),
 	KUNIT_CASE(virtio_mem_unplug_test_sbm_retry_none_left),
 	KUNIT_CASE(virtio_mem_unplug_test_sbm_retry_two_movable),
 	KUNIT_CASE(virtio_mem_unplug_test_sbm_retry_two_kernel),
