@@ -523,6 +523,55 @@ static void t_uuid_off_copy(void)
 	E2E_OK(umount(s3off.merged));
 }
 
+/*
+ * Boot 2 runs the overlayfs KUnit suites before init (kunit.enable=1,
+ * kunit.filter_glob=overlayfs*): what they left behind shows here.  No
+ * entry on the root filesystem (the option parser's suites make
+ * /ovl_kunit), overlay's module parameters at their Kconfig defaults
+ * (the suites pin them per case).  The kfree tracepoint probe of
+ * overlayfs_fh has no view from user space: a KUnit action removes it.
+ */
+static void t_kunit_leftovers(void)
+{
+	static const struct {
+		const char *name;
+		const char *want;
+	} params[] = {
+		{ "redirect_dir", "N" }, { "redirect_always_follow", "Y" },
+		{ "index", "N" }, { "nfs_export", "N" }, { "xino_auto", "N" },
+		{ "metacopy", "N" },
+	};
+	char rec[2048], path[128], val[16];
+	int fd, ran = 0;
+	ssize_t n;
+
+	/* the suites did run: the kernel log has their results */
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	E2E_ASSERT(fd >= 0, "open /dev/kmsg: %s", strerrorname_np(errno));
+	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		if (n <= 0)
+			continue;	/* overwritten records */
+		rec[n] = 0;
+		if (strstr(rec, "ok ") && strstr(rec, " overlayfs_params"))
+			ran = 1;
+	}
+	close(fd);
+	E2E_ASSERT(ran, "no result of the overlayfs_params suite in the kernel log: KUnit did not run");
+
+	E2E_ASSERT(access("/ovl_kunit", F_OK) && errno == ENOENT,
+		   "/ovl_kunit left on the root filesystem by the KUnit suites");
+	for (size_t i = 0; i < E2E_COUNT(params); i++) {
+		snprintf(path, sizeof(path), "/sys/module/overlay/parameters/%s",
+			 params[i].name);
+		if (e2e_get_file(path, val, sizeof(val)) < 0)
+			E2E_FAIL("read %s: %s", path, strerrorname_np(errno));
+		val[strcspn(val, "\n")] = 0;
+		E2E_ASSERT(!strcmp(val, params[i].want),
+			   "overlay.%s is %s after the KUnit suites, not its default %s",
+			   params[i].name, val, params[i].want);
+	}
+}
+
 static void t_uuid_on_copy_estale(void)
 {
 	int kmsg;
@@ -1771,6 +1820,7 @@ static const struct e2e_test tests[] = {
 	{ "uuid_off_two_fs", t_uuid_off_two_fs },
 	{ "uuid_off_copy", t_uuid_off_copy },
 	{ "uuid_on_copy_estale", t_uuid_on_copy_estale },
+	{ "kunit_leftovers", t_kunit_leftovers },
 	{ "conflict_redirect_dir", t_conflict_redirect_dir },
 	{ "conflict_metacopy", t_conflict_metacopy },
 	{ "rename_lower_dir_exdev", t_rename_lower_dir_exdev },

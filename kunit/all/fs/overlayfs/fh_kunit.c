@@ -59,6 +59,7 @@ struct ovl_fh_kunit_ctx {
 	int enc_max_len;
 	void *enc_fh;
 	bool enc_fh_freed;
+	bool traced;		/* the kfree probe is registered */
 
 	/* Fake ->fh_to_dentry(): what to return, how it was called */
 	struct dentry *dec_ret;
@@ -359,6 +360,29 @@ static void ovl_fh_kunit_kfree_probe(void *data, unsigned long call_site,
 }
 
 /*
+ * The kfree probe on and off.  A case that turns it on also makes KUnit
+ * turn it off when the case ends, so that no probe is left behind if an
+ * assertion ends the case early.
+ */
+static void ovl_fh_kunit_untrace(void *data)
+{
+	struct ovl_fh_kunit_ctx *ctx = data;
+
+	if (!ctx->traced)
+		return;
+	unregister_trace_kfree(ovl_fh_kunit_kfree_probe, ctx);
+	tracepoint_synchronize_unregister();
+	ctx->traced = false;
+}
+
+static void ovl_fh_kunit_trace(struct kunit *test, struct ovl_fh_kunit_ctx *ctx)
+{
+	KUNIT_ASSERT_EQ(test, register_trace_kfree(ovl_fh_kunit_kfree_probe, ctx), 0);
+	ctx->traced = true;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ovl_fh_kunit_untrace, ctx), 0);
+}
+
+/*
  * The buffer of a failed encoding is freed.  Watched through the kfree
  * tracepoint, so this needs CONFIG_TRACEPOINTS; no test assertion may abort
  * the test while the probe is registered.  Not a parameterized case, so that
@@ -370,7 +394,6 @@ static void ovl_fh_kunit_encode_error_frees(struct kunit *test)
 	struct ovl_fh_kunit_ctx *ctx = test->priv;
 	const struct ovl_fh_kunit_err_case *c;
 	struct ovl_fh *fh;
-	int err;
 
 	if (!IS_ENABLED(CONFIG_TRACEPOINTS))
 		kunit_skip(test, "needs CONFIG_TRACEPOINTS (kfree tracepoint)");
@@ -384,11 +407,9 @@ static void ovl_fh_kunit_encode_error_frees(struct kunit *test)
 		WRITE_ONCE(ctx->enc_fh, NULL);
 		WRITE_ONCE(ctx->enc_fh_freed, false);
 
-		err = register_trace_kfree(ovl_fh_kunit_kfree_probe, ctx);
-		KUNIT_ASSERT_EQ(test, err, 0);
+		ovl_fh_kunit_trace(test, ctx);
 		fh = ovl_encode_real_fh(ctx->ofs, ctx->inode, false);
-		unregister_trace_kfree(ovl_fh_kunit_kfree_probe, ctx);
-		tracepoint_synchronize_unregister();
+		kunit_release_action(test, ovl_fh_kunit_untrace, ctx);
 
 		if (!IS_ERR_OR_NULL(fh))
 			ovl_fh_kunit_own(test, fh);
@@ -406,7 +427,6 @@ static void ovl_fh_kunit_encode_success_keeps(struct kunit *test)
 {
 	struct ovl_fh_kunit_ctx *ctx = test->priv;
 	struct ovl_fh *fh;
-	int err;
 
 	if (!IS_ENABLED(CONFIG_TRACEPOINTS))
 		kunit_skip(test, "needs CONFIG_TRACEPOINTS (kfree tracepoint)");
@@ -415,15 +435,13 @@ static void ovl_fh_kunit_encode_success_keeps(struct kunit *test)
 	ctx->enc_type = OVL_FH_KUNIT_TYPE;
 	ctx->enc_dwords = 2;
 
-	err = register_trace_kfree(ovl_fh_kunit_kfree_probe, ctx);
-	KUNIT_ASSERT_EQ(test, err, 0);
+	ovl_fh_kunit_trace(test, ctx);
 	fh = ovl_encode_real_fh(ctx->ofs, ctx->inode, false);
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(ctx->enc_fh_freed));
 	/* ... and the probe does see it go when it is freed */
 	if (!IS_ERR_OR_NULL(fh))
 		kfree(fh);
-	unregister_trace_kfree(ovl_fh_kunit_kfree_probe, ctx);
-	tracepoint_synchronize_unregister();
+	kunit_release_action(test, ovl_fh_kunit_untrace, ctx);
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(fh));
 	KUNIT_EXPECT_PTR_EQ(test, (void *)fh, ctx->enc_fh);

@@ -16,7 +16,8 @@
  *
  * The parser looks the layer paths up as it goes (6.5; 6.1 looked them up
  * at fill_super time), so the suite makes a few directories and a file
- * under /ovl_kunit on the root filesystem first.
+ * under /ovl_kunit on the root filesystem first, and removes them when it
+ * ends.
  *
  * Where 6.12 differs from 6.1 by design, the case says so.
  *
@@ -86,6 +87,41 @@ static int ovl_params_kunit_suite_init(struct kunit_suite *suite)
 	}
 	fput(file);
 	return 0;
+}
+
+static void ovl_params_kunit_rm(const char *name, bool dir)
+{
+	struct dentry *dentry;
+	struct path parent;
+
+	dentry = kern_path_locked(name, &parent);
+	if (IS_ERR(dentry))
+		return;
+	if (d_is_positive(dentry)) {
+		if (dir)
+			vfs_rmdir(mnt_idmap(parent.mnt), d_inode(parent.dentry),
+				  dentry);
+		else
+			vfs_unlink(mnt_idmap(parent.mnt), d_inode(parent.dentry),
+				   dentry, NULL);
+	}
+	inode_unlock(d_inode(parent.dentry));
+	dput(dentry);
+	path_put(&parent);
+}
+
+/*
+ * Remove what ovl_params_kunit_suite_init() made, the file and the
+ * directories deepest first: the suite leaves the root filesystem as it
+ * found it.
+ */
+static void ovl_params_kunit_suite_exit(struct kunit_suite *suite)
+{
+	int i;
+
+	ovl_params_kunit_rm(OVLK_FILE, false);
+	for (i = ARRAY_SIZE(ovl_params_kunit_dirs) - 1; i >= 0; i--)
+		ovl_params_kunit_rm(ovl_params_kunit_dirs[i], true);
 }
 
 /* The module parameters that feed the defaults */
@@ -821,6 +857,7 @@ static struct kunit_case ovl_params_kunit_test_cases[] = {
 static struct kunit_suite ovl_params_kunit_suite = {
 	.name = "overlayfs_params",
 	.suite_init = ovl_params_kunit_suite_init,
+	.suite_exit = ovl_params_kunit_suite_exit,
 	.init = ovl_params_kunit_init,
 	.exit = ovl_params_kunit_exit,
 	.test_cases = ovl_params_kunit_test_cases,

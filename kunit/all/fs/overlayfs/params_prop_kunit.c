@@ -681,6 +681,7 @@ static struct kunit_case ovl_params_prop_test_cases[] = {
 static struct kunit_suite ovl_params_prop_suite = {
 	.name = "overlayfs_params_prop",
 	.suite_init = ovl_params_kunit_suite_init,
+	.suite_exit = ovl_params_kunit_suite_exit,
 	.init = ovl_params_kunit_init,
 	.exit = ovl_params_kunit_exit,
 	.test_cases = ovl_params_prop_test_cases,
