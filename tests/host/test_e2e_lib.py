@@ -47,6 +47,21 @@ class ParseTap(unittest.TestCase):
         self.assertEqual(results.parse_tap('Booting Linux\nok\nnot ok\n'), {})
 
 
+class GuestPart(unittest.TestCase):
+    KUNIT = ('[    1.5]     ok 1 overlayfs_params_test_userxattr\n'
+             '[    1.6] ok 1 overlayfs_params\n'
+             '[    1.7] not ok 2 overlayfs_fh\n')
+
+    def test_kunit_before_init_is_no_result(self) -> None:
+        text = self.KUNIT + 'e2e-init: start\n' + CONSOLE
+        self.assertEqual(results.guest_part(text), 'e2e-init: start\n' + CONSOLE)
+        self.assertNotIn('overlayfs_params', results.parse_tap(results.guest_part(text)))
+        self.assertNotIn('overlayfs_fh', results.parse_tap(results.guest_part(text)))
+
+    def test_a_console_without_init_is_taken_whole(self) -> None:
+        self.assertEqual(results.guest_part('ok 1 - a\n'), 'ok 1 - a\n')
+
+
 class FindSplats(unittest.TestCase):
     def test_splats(self) -> None:
         text = ('[    1.0] Run /init as init process\n'
