@@ -1965,7 +1965,7 @@ static void t_faults_bbm(void)
  * that gets through adds the block, offline, and maps it. */
 #define HOTADD_ADDR (512 * GiB)
 #define HOTADD_MAX_STEPS 400
-#define HOTADD_REGIONS 32
+#define HOTADD_REGIONS 64
 
 /* Other errnos that a failed allocation comes back as, where it fails. */
 static const struct {
@@ -2007,7 +2007,7 @@ static void hotadd_block(unsigned int k, char *blk, size_t size)
 static void t_faults_hotadd(void)
 {
 	struct e2e_fault_points *pts = calloc(1, sizeof(*pts));
-	char addr[32], blk[96];
+	char addr[32], blk[112], st[32] = "";
 	long dm0 = direct_map_kb(), dm;
 	int kfd = e2e_kmsg_open(), pfd, len;
 	unsigned int n = 1, k = 0, steps = 0, injected = 0, absorbed = 0;
@@ -2042,6 +2042,10 @@ static void t_faults_hotadd(void)
 		if (r == len) {
 			E2E_ASSERT(!access(blk, F_OK), "%s hot-added, but there is no %s",
 				   addr, blk);
+			/* RAM that is not there must never be used */
+			snprintf(blk + strlen(blk), sizeof(blk) - strlen(blk), "/state");
+			if (e2e_get_file(blk, st, sizeof(st)) < 0 || strncmp(st, "offline", 7))
+				E2E_FAIL("%s is %s, not offline: stop before it is used", blk, st);
 			dm = direct_map_kb();
 			E2E_ASSERT(dm >= dm0 + (long)(mb_size / KiB),
 				   "%s hot-added, but the direct map grew by %ld kB only",
@@ -2057,6 +2061,8 @@ static void t_faults_hotadd(void)
 			 * once (the hot-add's own n-th allocation), then past it.
 			 */
 			absorbed++;
+			e2e_diag("step %u: absorbed in region %u (%s)", n, k,
+				 retried ? "again" : "first");
 			k++;
 			if (!retried) {
 				retried = 1;

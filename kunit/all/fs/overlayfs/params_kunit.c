@@ -777,7 +777,8 @@ static int ovl_params_kunit_many(struct kunit *test, bool add, int n)
 	struct fs_context *fc = ovl_params_kunit_fc(test);
 	const char *first = add ? "lowerdir+=" : "lowerdir=";
 	const char *sep = add ? ",lowerdir+=" : ":";
-	size_t len = strlen(sep) * n + strlen(OVLK_LOWER) * n + 1;
+	size_t len = strlen(first) + strlen(sep) * (n - 1) +
+		     strlen(OVLK_LOWER) * n + 1;
 	char *opts, *p;
 	int i;
 
