@@ -1966,6 +1966,7 @@ static void t_faults_bbm(void)
 #define HOTADD_ADDR (512 * GiB)
 #define HOTADD_MAX_STEPS 400
 #define HOTADD_REGIONS 64
+#define HOTADD_AUTO "/sys/devices/system/memory/auto_online_blocks"
 
 /* Other errnos that a failed allocation comes back as, where it fails. */
 static const struct {
@@ -2007,7 +2008,7 @@ static void hotadd_block(unsigned int k, char *blk, size_t size)
 static void t_faults_hotadd(void)
 {
 	struct e2e_fault_points *pts = calloc(1, sizeof(*pts));
-	char addr[32], blk[112], st[32] = "";
+	char addr[32], blk[112], st[32] = "", auto_online[32];
 	long dm0 = direct_map_kb(), dm;
 	int kfd = e2e_kmsg_open(), pfd, len;
 	unsigned int n = 1, k = 0, steps = 0, injected = 0, absorbed = 0;
@@ -2019,6 +2020,11 @@ static void t_faults_hotadd(void)
 	if (pfd < 0)
 		E2E_FAIL("open memory/probe: %s (CONFIG_ARCH_MEMORY_PROBE?)",
 			 strerrorname_np(errno));
+	/* probed blocks stay offline: there is no RAM behind them */
+	if (e2e_get_file(HOTADD_AUTO, auto_online, sizeof(auto_online)) < 0)
+		E2E_FAIL("read %s: %s", HOTADD_AUTO, strerrorname_np(errno));
+	auto_online[strcspn(auto_online, "\n")] = 0;
+	e2e_write_str(HOTADD_AUTO, "offline");
 	e2e_fault_setup();
 	for (;;) {
 		int err;
@@ -2097,6 +2103,7 @@ static void t_faults_hotadd(void)
 		n++;
 	}
 	close(pfd);
+	e2e_write_str(HOTADD_AUTO, auto_online);
 	e2e_fault_print_points("hotadd", pts);
 	e2e_diag("faults: hotadd: %u steps, %u failures injected, %u failure points, "
 		 "%u logged, %u absorbed (%u regions)", steps, injected, pts->count,
