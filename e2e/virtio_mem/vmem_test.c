@@ -1976,6 +1976,8 @@ static const struct {
 } hotadd_known[] = {
 	{ "__request_region", EEXIST,
 	  "register_memory_resource() reports any failure of __request_region() as -EEXIST" },
+	{ "kobject_set_name_vargs", EINVAL,
+	  "6.1's device_add() turns a failed dev_set_name() into -EINVAL (6.12 and 7.3 pass the error on)" },
 };
 
 /* The direct map's size in kB: DirectMap4k + 2M (+ 1G where the CPU has
