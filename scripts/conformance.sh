@@ -2,9 +2,10 @@
 # The conformance runs of one cell (tree x arch): fstests' overlay group,
 # one ./check -overlay per section, judged against the unpatched baseline.
 #
-#   [CONF_SUITES=file[:file...]] [FSTESTS_GROUP=quick|all] \
+#   [CONF_SUITES=file[:file...]] [FSTESTS_GROUP=smoke|quick|all] \
 #       scripts/conformance.sh [--reuse] <arch>          the patched kernel
-#   [SECTIONS="userxattr ..."] scripts/conformance.sh --baseline <arch>
+#   [SECTIONS="userxattr ..."] [FSTESTS_GROUP=quick] \
+#       scripts/conformance.sh --baseline <arch>
 #                                                         refresh the baseline
 #
 # BUILD and KGATE_TREE name the tree (scripts/cells.sh sets them).  The
@@ -63,8 +64,10 @@ if [ -z "$suites" ]; then
 	echo "conformance: $CONF_SUITES names no conf suite for $cell"
 	exit 0
 fi
-group=${FSTESTS_GROUP:-quick}
-export FSTESTS_GROUP=$group
+# No FSTESTS_GROUP: the group of the section's baseline (its known-results
+# file says which), the whole group for a new baseline.
+group=${FSTESTS_GROUP:-}
+[ -n "$group" ] && export FSTESTS_GROUP=$group
 results=$BUILD/results
 known_dir=$REPO/conformance/known/$KGATE_TREE/$arch
 mkdir -p "$results"
@@ -123,7 +126,7 @@ if [ $mode = baseline ]; then
 		s=${s#fstests_overlay_}
 		out=$BUILD/results/conformance-base/$arch/$s
 		throttle
-		"$REPO/conformance/fstests/host" "$arch" "$s" --group all --kernel "$kernel" \
+		"$REPO/conformance/fstests/host" "$arch" "$s" --group "${group:-all}" --kernel "$kernel" \
 			--out "$out" --write-known "$known_dir/$s" --label "$KGATE_TREE/$arch" ||
 			echo "$s" >>"$failed" &
 	done

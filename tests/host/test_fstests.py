@@ -8,7 +8,8 @@ import unittest
 from typing import Any
 
 from common import REPO, TempDirTest
-from e2e.fstests import KnownError, Result, format_known, judge, parse_xunit, read_known
+from e2e.fstests import (KnownError, Result, format_known, judge, known_group, parse_xunit,
+                         read_known)
 
 XML = '''<?xml version="1.0" encoding="UTF-8"?>
 <testsuite name="xfstests" failures="1" skipped="1" tests="3" time="12">
@@ -50,6 +51,11 @@ class ParseXunit(unittest.TestCase):
 
     def test_empty_suite(self) -> None:
         self.assertEqual(parse_xunit('<testsuite/>'), {})
+
+    def test_known_group(self) -> None:
+        self.assertEqual(known_group('# written 2026\n# group: quick\noverlay/001  pass\n'),
+                         'quick')
+        self.assertEqual(known_group('# a baseline from before groups were named\n'), '')
 
 
 KNOWN = '''# fstests overlay, section default
@@ -200,7 +206,7 @@ class SectionsAndBaselineRows(SmokeTier):
                            'overlay/100  notrun  unionmount testsuite required.\n'
                            'overlay/103  notrun  unionmount testsuite required.\n')
         args = argparse.Namespace(tests=tests, section='uuid_off', label='6.1/x86_64',
-                                  arch='x86_64')
+                                  arch='x86_64', group='all')
         group = ['overlay/001', 'overlay/025', 'overlay/100']    # 103: group rotate
         host.write_known(known, got, args, 12.0, group)
         with open(known, encoding='utf-8') as f:
@@ -213,6 +219,7 @@ class SectionsAndBaselineRows(SmokeTier):
         self.assertEqual(rows, [['overlay/001', 'pass'], ['overlay/025', 'pass'],
                                 ['overlay/100', 'fail']])
         self.assertIn('12 s, 2 of its rows', text)
+        self.assertEqual(known_group(text), 'all')
 
     def test_the_whole_group_rewrites_the_file(self) -> None:
         text = self.write_known('', {'overlay/025': Result('fail', 'setfacl failed')})

@@ -92,6 +92,13 @@ def read_known(text: str, where: str = 'known-results file') -> dict[str, Result
     return out
 
 
+def known_group(text: str) -> str:
+    """The fstests group a known-results file is the baseline of (its
+    header line "# group: <name>"), or '' when it names none."""
+    m = re.search(r'^# group: (\S+)\s*$', text, re.M)
+    return m.group(1) if m else ''
+
+
 def format_known(results: Mapping[str, Result], header: str,
                  reasons: Mapping[str, str]) -> str:
     """The text of a known-results file: header (comment lines), then each
