@@ -43,6 +43,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdint.h>
 #include <sys/klog.h>
 #include <sys/mman.h>
@@ -2114,6 +2115,115 @@ static void t_faults_hotadd(void)
 	free(pts);
 }
 
+/* ---- page tables of a hot-add that cannot be allocated (arm64) ----------- */
+
+/*
+ * arm64: while the SBM device grows by two memory blocks, every page-table
+ * allocation for the linear map of the new memory fails: fail_page_alloc
+ * for any task, filtered on the stack trace to the allocator of those
+ * tables (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER,
+ * debug/kunitconfig.arm64).  The hot-add must fail and leave nothing (no
+ * memory block, MemTotal at the baseline, nothing plugged), with no kernel
+ * report; then, the faults off, the same request is served in full.
+ * Before the fix the first failed allocation is a BUG() in
+ * __pgd_pgtable_alloc().
+ */
+#define PGTABLE_FN	"__pgd_pgtable_alloc"
+#define PGTABLE_SIZE	(256 * MiB)
+#define PGTABLE_WINDOW_S 10
+#define PGTABLE_TIMES	1000
+
+/* [start, end) of the text of kernel function fn, from /proc/kallsyms. */
+static void kallsyms_range(const char *fn, unsigned long *start, unsigned long *end)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], name[256], type;
+	unsigned long a;
+
+	*start = 0;
+	*end = ULONG_MAX;
+	if (!f)
+		E2E_FAIL("open /proc/kallsyms: %s (CONFIG_KALLSYMS?)", strerrorname_np(errno));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx %c %255s", &a, &type, name) == 3 && !strcmp(name, fn)) {
+			*start = a;
+			break;
+		}
+	rewind(f);
+	while (*start && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx %c %255s", &a, &type, name) == 3 && a > *start &&
+		    a < *end)
+			*end = a;
+	fclose(f);
+	E2E_ASSERT(*start, "no %s in /proc/kallsyms", fn);
+	E2E_ASSERT(*end != ULONG_MAX, "no symbol after %s in /proc/kallsyms", fn);
+}
+
+static void t_faults_pgtable(void)
+{
+	struct e2e_fault_points *pts = calloc(1, sizeof(*pts));
+	const struct vdev *d = SBM;
+	int kfd = e2e_kmsg_open();
+	unsigned long start, end, injected;
+	uint64_t size, req;
+	char v[32], ans[300];
+
+	E2E_ASSERT(pts, "calloc");
+	idle_machine = 0;
+	expect_idle("start");
+	kallsyms_range(PGTABLE_FN, &start, &end);
+	e2e_fault_setup();
+	if (access(E2E_DEBUGFS "/fail_page_alloc/require-start", F_OK))
+		E2E_FAIL("no fail_page_alloc/require-start: "
+			 "CONFIG_FAULT_INJECTION_STACKTRACE_FILTER is off");
+	snprintf(v, sizeof(v), "%#lx", start);
+	e2e_fault_knob("fail_page_alloc", "require-start", v);
+	snprintf(v, sizeof(v), "%#lx", end);
+	e2e_fault_knob("fail_page_alloc", "require-end", v);
+	e2e_fault_knob("fail_page_alloc", "stacktrace-depth", "32");
+	e2e_fault_knob("fail_page_alloc", "task-filter", "N");
+	snprintf(v, sizeof(v), "%d", PGTABLE_TIMES);
+	e2e_fault_knob("fail_page_alloc", "times", v);
+	e2e_fault_knob("fail_page_alloc", "probability", "100");
+	host(ans, sizeof(ans), 30, "request %s %" PRIu64, d->id, (uint64_t)PGTABLE_SIZE);
+	for (int t = 0; !strcmp(ans, "ok") && t < PGTABLE_WINDOW_S; t += FAULT_NUDGE_S) {
+		sleep(FAULT_NUDGE_S);
+		host(ans, sizeof(ans), 30, "request %s %" PRIu64, d->id,
+		     (uint64_t)PGTABLE_SIZE);
+	}
+	e2e_fault_knob("fail_page_alloc", "probability", "0");
+	if (e2e_get_file(E2E_DEBUGFS "/fail_page_alloc/times", v, sizeof(v)) < 0)
+		E2E_FAIL("read fail_page_alloc/times: %s", strerrorname_np(errno));
+	injected = PGTABLE_TIMES - strtoul(v, NULL, 10);
+	e2e_fault_knob("fail_page_alloc", "require-start", "0");
+	snprintf(v, sizeof(v), "%lu", ULONG_MAX);
+	e2e_fault_knob("fail_page_alloc", "require-end", v);
+	e2e_fault_knob("fail_page_alloc", "task-filter", "Y");
+	E2E_ASSERT(!strcmp(ans, "ok"), "host: %s", ans);
+	e2e_fault_scan(kfd, pts);
+	if (pts->reports)
+		E2E_FAIL("kernel report under the faults: %s", pts->report);
+	E2E_ASSERT(injected > 0, "no allocation of %s failed in %d s: the hot-add "
+		   "allocated no page table there", PGTABLE_FN, PGTABLE_WINDOW_S);
+	e2e_diag("%lu page-table allocations failed in %d s, last in %s", injected,
+		 PGTABLE_WINDOW_S, pts->last);
+	query(d, &size, &req);
+	E2E_ASSERT(size == 0, "%s plugged %" PRIu64 " MiB the kernel could not add",
+		   d->id, size / MiB);
+	E2E_ASSERT(memtotal() == baseline_kb, "MemTotal %ld kB after the failed hot-add, "
+		   "baseline %ld kB", memtotal(), baseline_kb);
+	check_blocks(d, 0, 1, "after the failed hot-add");
+	/* the same request without faults: served */
+	resize(d, PGTABLE_SIZE, 120, 0, 1, kfd);
+	resize(d, 0, 120, 0, 1, kfd);
+	e2e_fault_scan(kfd, pts);
+	if (pts->reports)
+		E2E_FAIL("kernel report: %s", pts->report);
+	expect_idle("end");
+	e2e_fault_print_points("pgtable", pts);
+	free(pts);
+}
+
 static const struct e2e_test tests[] = {
 	{ "sbm_grow_shrink", t_sbm_grow_shrink, 300 },
 	{ "bbm_grow_shrink", t_bbm_grow_shrink, 300 },
@@ -2133,6 +2243,7 @@ static const struct e2e_test tests[] = {
 	{ "faults_sbm", t_faults_sbm, 1800 },
 	{ "faults_bbm", t_faults_bbm, 1800 },
 	{ "faults_hotadd", t_faults_hotadd, 900 },
+	{ "faults_pgtable", t_faults_pgtable, 600 },
 };
 
 /* ---- main: ask the host what to run -------------------------------------- */
