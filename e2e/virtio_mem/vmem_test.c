@@ -2115,6 +2115,119 @@ static void t_faults_hotadd(void)
 	free(pts);
 }
 
+/* ---- onlining under failed allocations, from this thread ----------------- */
+
+/*
+ * One memory block of the SBM device, added offline (auto_online_blocks
+ * "offline"), onlined from this thread with the n-th allocation of the
+ * thread failing (fail-nth), n = 1, 2, ... until the write gets through.
+ * The memory notifiers run in this thread: KASAN maps the shadow of the
+ * block (a vmalloc), the others set up what the block needs.  Every failed
+ * write must fail with ENOMEM and leave the block offline, MemTotal as it
+ * was, and no kernel report; a write that gets through although a failure
+ * was injected (absorbed by a fallback) is undone by offlining the block
+ * again.  Found on 7.3 with this test: the vmalloc of KASAN's shadow,
+ * failing, left its area to a deferred cleanup that KASAN's own
+ * MEM_CANCEL_ONLINE then freed a second time (use-after-free).
+ */
+#define ONLINE_MAX_STEPS 2000
+
+/* The path of the state file of the first memory block of d; "" if d has
+ * none. */
+static void first_block_state(const struct vdev *d, char *path, size_t size)
+{
+	DIR *dir = opendir("/sys/devices/system/memory");
+	struct dirent *e;
+	long id, best = -1;
+
+	while (dir && (e = readdir(dir)))
+		if (block_of(e, d, &id) && (best < 0 || id < best))
+			best = id;
+	if (dir)
+		closedir(dir);
+	if (best < 0)
+		snprintf(path, size, "%s", "");
+	else
+		snprintf(path, size, "/sys/devices/system/memory/memory%ld/state", best);
+}
+
+static void t_faults_online(void)
+{
+	struct e2e_fault_points *pts = calloc(1, sizeof(*pts));
+	const struct vdev *d = SBM;
+	char ans[300], st[32], state[128], auto_online[32];
+	int kfd = e2e_kmsg_open(), fd;
+	unsigned int n = 1, injected = 0, absorbed = 0;
+	long kb0;
+	ssize_t r;
+
+	E2E_ASSERT(pts, "calloc");
+	idle_machine = 0;
+	expect_idle("start");
+	if (e2e_get_file(HOTADD_AUTO, auto_online, sizeof(auto_online)) < 0)
+		E2E_FAIL("read %s: %s", HOTADD_AUTO, strerrorname_np(errno));
+	auto_online[strcspn(auto_online, "\n")] = 0;
+	e2e_write_str(HOTADD_AUTO, "offline");
+	host(ans, sizeof(ans), 330, "set %s %" PRIu64 " 300", d->id, mb_size);
+	if (strncmp(ans, "ok ", 3))
+		E2E_FAIL("%s to one memory block: host: %s", d->id, ans);
+	first_block_state(d, state, sizeof(state));
+	E2E_ASSERT(state[0], "%s plugged one memory block, but it has none", d->id);
+	if (e2e_get_file(state, st, sizeof(st)) < 0 || strncmp(st, "offline", 7))
+		E2E_FAIL("%s is %s, not offline", state, st);
+	kb0 = memtotal();
+	e2e_fault_setup();
+	for (;; n++) {
+		unsigned int left;
+		int err;
+
+		E2E_ASSERT(n <= ONLINE_MAX_STEPS, "no online got through in %d steps",
+			   ONLINE_MAX_STEPS);
+		fd = open(state, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			E2E_FAIL("open %s: %s", state, strerrorname_np(errno));
+		e2e_fault_arm(n);
+		r = write(fd, "online_movable", 14);
+		err = errno;
+		left = e2e_fault_disarm();
+		close(fd);
+		injected += !left;
+		e2e_fault_scan(kfd, pts);
+		if (pts->reports)
+			E2E_FAIL("step %u (%s): kernel report: %s", n,
+				 left ? "nothing failed" : pts->last, pts->report);
+		if (r == 14) {
+			if (left)
+				break;	/* nothing failed: the walk is through */
+			absorbed++;
+			e2e_write_str(state, "offline");
+			continue;
+		}
+		E2E_ASSERT(!left, "step %u: online failed (%s) with no failure injected",
+			   n, strerrorname_np(err));
+		E2E_ASSERT(err == ENOMEM, "step %u: a failed allocation in %s came back as %s, "
+			   "not ENOMEM", n, pts->last, strerrorname_np(err));
+		if (e2e_get_file(state, st, sizeof(st)) < 0 || strncmp(st, "offline", 7))
+			E2E_FAIL("step %u (%s failed): the block is %s, not offline", n,
+				 pts->last, st);
+		E2E_ASSERT(memtotal() == kb0, "step %u (%s failed): MemTotal %ld kB, was %ld kB",
+			   n, pts->last, memtotal(), kb0);
+	}
+	E2E_ASSERT(memtotal() == kb0 + (long)(mb_size / KiB), "online: MemTotal %ld kB, "
+		   "expected %ld kB", memtotal(), kb0 + (long)(mb_size / KiB));
+	e2e_write_str(HOTADD_AUTO, auto_online);
+	resize(d, 0, 120, 0, 1, kfd);
+	e2e_fault_scan(kfd, pts);
+	if (pts->reports)
+		E2E_FAIL("kernel report: %s", pts->report);
+	expect_idle("end");
+	e2e_fault_print_points("online", pts);
+	e2e_diag("faults: online: %u steps, %u failures injected, %u failure points, "
+		 "%u logged, %u absorbed", n, injected, pts->count, pts->logged, absorbed);
+	E2E_ASSERT(n > 1, "the first write got through: nothing was failed");
+	free(pts);
+}
+
 /* ---- page tables of a hot-add that cannot be allocated (arm64) ----------- */
 
 /*
@@ -2244,6 +2357,7 @@ static const struct e2e_test tests[] = {
 	{ "faults_bbm", t_faults_bbm, 1800 },
 	{ "faults_hotadd", t_faults_hotadd, 900 },
 	{ "faults_pgtable", t_faults_pgtable, 600 },
+	{ "faults_online", t_faults_online, 1200 },
 };
 
 /* ---- main: ask the host what to run -------------------------------------- */
