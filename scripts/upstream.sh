@@ -8,7 +8,7 @@
 # Fixes and tests go apart.  The series puts every fix first; the commits
 # from the first one that adds a test file (patches/<tree>/tests) on are
 # the tests and what they need.  A commit's subsystem is its subject's
-# prefix (mm/... is mm, x86/... is x86, virtio-mem: is virtio-mem, ovl:
+# prefix (mm/... and kasan: are mm, x86/... is x86, virtio-mem: is virtio-mem, ovl:
 # is overlayfs), so the postings are one fix series per maintainer tree
 # (mm, x86, virtio-mem, overlayfs) and one test series per subsystem
 # (<subsystem>-tests).  A fix series is cut from base on its own (a fix
@@ -72,7 +72,7 @@ series_email=$(g log -1 --format='%ae' "${commits[0]}")
 
 subsystem_of() {
 	case $1 in
-	mm/* | mm:*) echo mm ;;
+	mm/* | mm:* | kasan:*) echo mm ;;
 	x86/*) echo x86 ;;
 	virtio-mem:*) echo virtio-mem ;;
 	ovl:*) echo overlayfs ;;
