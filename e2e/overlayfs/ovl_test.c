@@ -1812,6 +1812,260 @@ static void t_copy_up_times_acl(void)
 	E2E_OK(umount(s10.merged));
 }
 
+/* ==== 11. inode flags cleared through the overlay ========================= */
+
+/*
+ * Append-only and immutable set through the overlay live in the upper
+ * inode's overlay.protattr xattr (ovl_set_protattr()); clearing them
+ * through the overlay must remove that xattr, or they come back when the
+ * inode is read again (ovl_check_protattr()): after the inode is evicted
+ * (drop_caches) or after a remount.  Each case is one file or directory:
+ * set (or copied up with the flag from the lower layer), then cleared, and
+ * checked at each of the three points; the reverse too: set and kept.
+ */
+static struct ovl s11;
+
+enum s11_how {
+	S11_SET_CLEAR,		/* a new file: set the flag, then clear it */
+	S11_LOWER_CLEAR,	/* the lower file has it: copy up, then clear it */
+	S11_SET_KEEP,		/* a new file: set the flag and keep it */
+};
+
+struct s11_case {
+	const char *name;
+	int dir;
+	enum s11_how how;
+	int flag;	/* FS_APPEND_FL 0x20 or FS_IMMUTABLE_FL 0x10 */
+};
+
+static const struct s11_case s11_cases[] = {
+	{ "set_clear_a", 0, S11_SET_CLEAR, 0x20 },
+	{ "set_clear_i", 0, S11_SET_CLEAR, 0x10 },
+	{ "dir_set_clear_a", 1, S11_SET_CLEAR, 0x20 },
+	{ "dir_set_clear_i", 1, S11_SET_CLEAR, 0x10 },
+	{ "lower_clear_a", 0, S11_LOWER_CLEAR, 0x20 },
+	{ "lower_clear_i", 0, S11_LOWER_CLEAR, 0x10 },
+	{ "dir_lower_clear_i", 1, S11_LOWER_CLEAR, 0x10 },
+	{ "set_keep_a", 0, S11_SET_KEEP, 0x20 },
+	{ "set_keep_i", 0, S11_SET_KEEP, 0x10 },
+};
+
+static void s11_layers(const char *base)
+{
+	layers(&s11, base, 1);
+	for (size_t i = 0; i < E2E_COUNT(s11_cases); i++) {
+		const struct s11_case *c = &s11_cases[i];
+		const char *p = P("%s/%s", s11.lower, c->name);
+
+		if (c->how != S11_LOWER_CLEAR)
+			continue;
+		if (c->dir) {
+			mkdir_own(p, 0755, 1);
+			put(P("%s/f", p), "f", 1);
+		} else {
+			put(p, c->name, 1);
+		}
+		s10_setflags(p, c->flag);
+	}
+}
+
+static void s11_unflag(void)
+{
+	for (size_t i = 0; i < E2E_COUNT(s11_cases); i++)
+		if (s11_cases[i].how == S11_LOWER_CLEAR)
+			s10_setflags(P("%s/%s", s11.lower, s11_cases[i].name), 0);
+}
+
+/* each case through the overlay: made, flagged (or copied up), cleared */
+static void s11_apply(void)
+{
+	for (size_t i = 0; i < E2E_COUNT(s11_cases); i++) {
+		const struct s11_case *c = &s11_cases[i];
+		const char *p = P("%s/%s", s11.merged, c->name);
+
+		if (c->how == S11_LOWER_CLEAR) {
+			s10_setflags(p, c->flag);	/* copies it up, flag kept */
+			E2E_ASSERT(s10_flags(p) == c->flag, "%s: flags %#x after copy-up",
+				   c->name, s10_flags(p));
+		} else {
+			if (c->dir)
+				mkdir_own(p, 0755, 1);
+			else
+				put(p, c->name, 1);
+			s10_setflags(p, c->flag);
+			E2E_ASSERT(s10_flags(p) == c->flag, "%s: flags %#x after setting %#x",
+				   c->name, s10_flags(p), c->flag);
+		}
+		if (c->how != S11_SET_KEEP)
+			s10_setflags(p, 0);
+	}
+}
+
+/* what a case looks like through the overlay, at point when */
+static void s11_check(const struct s11_case *c, const char *when)
+{
+	const char *p = P("%s/%s", s11.merged, c->name);
+	int want = c->how == S11_SET_KEEP ? c->flag : 0, fd;
+
+	E2E_ASSERT(s10_flags(p) == want, "%s: %s has flags %#x through the overlay, "
+		   "expected %#x", when, c->name, s10_flags(p), want);
+	if (c->dir) {
+		fd = open(P("%s/n_%s", p, when), O_WRONLY | O_CREAT, 0644);
+		if (want & FS_IMMUTABLE_FL) {
+			E2E_ASSERT(fd < 0 && errno == EPERM, "%s: created a file in "
+				   "immutable %s", when, c->name);
+		} else {
+			E2E_ASSERT(fd >= 0, "%s: create in %s: %s", when, c->name,
+				   strerrorname_np(errno));
+			close(fd);
+		}
+		return;
+	}
+	fd = open(p, O_WRONLY);
+	if (want) {
+		E2E_ASSERT(fd < 0 && errno == EPERM, "%s: %s (flags %#x) opened for "
+			   "writing", when, c->name, want);
+	} else {
+		E2E_ASSERT(fd >= 0, "%s: open %s for writing: %s", when, c->name,
+			   strerrorname_np(errno));
+		close(fd);
+	}
+}
+
+static void s11_check_all(const char *when)
+{
+	for (size_t i = 0; i < E2E_COUNT(s11_cases); i++)
+		s11_check(&s11_cases[i], when);
+}
+
+/* the upper inodes, unmounted: no flag of the two on any, protattr only
+ * on the kept ones */
+static void s11_check_upper(const char *xattr)
+{
+	for (size_t i = 0; i < E2E_COUNT(s11_cases); i++) {
+		const struct s11_case *c = &s11_cases[i];
+		const char *p = P("%s/%s", s11.upper, c->name);
+		const char *want = c->how != S11_SET_KEEP ? NULL :
+				   c->flag == FS_APPEND_FL ? "a" : "i";
+		char buf[16];
+		ssize_t n;
+
+		E2E_ASSERT(s10_flags(p) == 0, "upper %s has flags %#x", c->name,
+			   s10_flags(p));
+		n = lgetxattr(p, xattr, buf, sizeof(buf));
+		if (!want) {
+			E2E_ASSERT(n < 0 && errno == ENODATA, "upper %s still has %s "
+				   "'%.*s' after the flags were cleared", c->name, xattr,
+				   n > 0 ? (int)n : 0, buf);
+			continue;
+		}
+		E2E_ASSERT(n == 1 && buf[0] == want[0], "upper %s has %s '%.*s', "
+			   "expected '%s'", c->name, xattr, n > 0 ? (int)n : 0, buf, want);
+	}
+}
+
+/* the kept flags off again through the overlay: the disk stays removable */
+static void s11_release(const char *extra)
+{
+	MOUNT_OK(&s11, extra);
+	for (size_t i = 0; i < E2E_COUNT(s11_cases); i++)
+		if (s11_cases[i].how == S11_SET_KEEP)
+			s10_setflags(P("%s/%s", s11.merged, s11_cases[i].name), 0);
+	E2E_OK(umount(s11.merged));
+}
+
+static void s11_run(const char *base, const char *extra, const char *xattr)
+{
+	s11_layers(base);
+	MOUNT_OK(&s11, extra);
+	s11_apply();
+	s11_check_all("cleared");
+	/* evict the inodes: the flags are read again from the upper inode */
+	sync();
+	e2e_write_str("/proc/sys/vm/drop_caches", "3");
+	s11_check_all("evicted");
+	E2E_OK(umount(s11.merged));
+	s11_check_upper(xattr);
+	MOUNT_OK(&s11, extra);
+	s11_check_all("remounted");
+	E2E_OK(umount(s11.merged));
+	s11_release(extra);
+	s11_unflag();
+}
+
+/* An unprivileged user in a user namespace, on its own userxattr overlay:
+ * copy-up keeps the lower file's flag, but clearing it needs
+ * CAP_LINUX_IMMUTABLE, so it fails and the flag holds after a remount. */
+static const struct { const char *name; int flag; } s11u_files[] = {
+	{ "ua", 0x20 }, { "ui", 0x10 },
+};
+
+static void s11u_check(const char *when)
+{
+	for (size_t i = 0; i < E2E_COUNT(s11u_files); i++) {
+		const char *p = P("%s/%s", s11.merged, s11u_files[i].name);
+
+		E2E_ASSERT(s10_flags(p) == s11u_files[i].flag, "%s: %s has flags %#x, "
+			   "expected %#x", when, s11u_files[i].name, s10_flags(p),
+			   s11u_files[i].flag);
+		E2E_ERRNO(open(p, O_WRONLY), EPERM);
+	}
+}
+
+static void s11u_user(void *arg)
+{
+	(void)arg;
+	MOUNT_OK(&s11, "userxattr");
+	for (size_t i = 0; i < E2E_COUNT(s11u_files); i++) {
+		const char *p = P("%s/%s", s11.merged, s11u_files[i].name);
+		int fd = E2E_OK(open(p, O_RDONLY)), flags;
+
+		E2E_OK(ioctl(fd, FS_IOC_GETFLAGS, &flags));
+		E2E_OK(ioctl(fd, FS_IOC_SETFLAGS, &flags));	/* copies it up */
+		flags &= ~s11u_files[i].flag;
+		E2E_ERRNO(ioctl(fd, FS_IOC_SETFLAGS, &flags), EPERM);
+		close(fd);
+	}
+	s11u_check("refused");
+	E2E_OK(umount(s11.merged));
+	MOUNT_OK(&s11, "userxattr");
+	s11u_check("remounted");
+	E2E_OK(umount(s11.merged));
+}
+
+static void t_fileattr_clear_userns(void)
+{
+	char buf[4];
+
+	layers(&s11, DISK "/s11u", 0);
+	for (size_t i = 0; i < E2E_COUNT(s11u_files); i++) {
+		const char *p = P("%s/%s", s11.lower, s11u_files[i].name);
+
+		put(p, s11u_files[i].name, 0);
+		s10_setflags(p, s11u_files[i].flag);
+	}
+	e2e_as_user(USER, USER, E2E_USERNS, s11u_user, NULL);
+	for (size_t i = 0; i < E2E_COUNT(s11u_files); i++) {
+		const char *p = P("%s/%s", s11.upper, s11u_files[i].name);
+		ssize_t n = lgetxattr(p, "user.overlay.protattr", buf, sizeof(buf));
+
+		E2E_ASSERT(n == 1 && buf[0] == (s11u_files[i].flag == 0x20 ? 'a' : 'i'),
+			   "upper %s: user.overlay.protattr '%.*s' (%zd)", s11u_files[i].name,
+			   n > 0 ? (int)n : 0, buf, n);
+		s10_setflags(P("%s/%s", s11.lower, s11u_files[i].name), 0);
+	}
+}
+
+static void t_fileattr_clear(void)
+{
+	s11_run(DISK "/s11", NULL, "trusted.overlay.protattr");
+}
+
+static void t_fileattr_clear_userxattr(void)
+{
+	s11_run(DISK "/s11x", "userxattr", "user.overlay.protattr");
+}
+
 /* ========================================================================= */
 
 static const struct e2e_test tests[] = {
@@ -1836,6 +2090,9 @@ static const struct e2e_test tests[] = {
 	{ "fileattr_copy_up", t_fileattr_copy_up },
 	{ "fileattr_copy_up_userns", t_fileattr_copy_up_userns },
 	{ "fileattr_copy_up_no_xattr", t_fileattr_copy_up_no_xattr },
+	{ "fileattr_clear", t_fileattr_clear },
+	{ "fileattr_clear_userxattr", t_fileattr_clear_userxattr },
+	{ "fileattr_clear_userns", t_fileattr_clear_userns },
 	{ "copy_up_times_acl", t_copy_up_times_acl },
 	{ "probe_write_root_file", t_probe_write_root_file },
 	{ "probe_truncate_root_file", t_probe_truncate_root_file },
