@@ -132,13 +132,14 @@ struct e2e_fault_points {
 static int e2e_fault_alloc_frame(const char *fn)
 {
 	static const char *const prefixes[] = {
-		"dump_stack", "should_fail", "__should_fail", "fail_dump",
+		"dump_stack", "dump_backtrace", "show_stack",	/* arm64's first frames */
+		"should_fail", "__should_fail", "fail_dump",
 		"should_failslab", "kmem_cache_alloc", "__kmem_cache_alloc",
 		"kmalloc", "__kmalloc", "kzalloc", "kvmalloc", "__kvmalloc",
 		"kvzalloc", "krealloc", "__do_krealloc", "kmemdup", "kstrdup",
 		"kstrndup", "kasprintf", "kvasprintf", "slab_", "__slab_",
 		"___slab_alloc", "alloc_slab_page", "allocate_slab", "new_slab",
-		"alloc_pages", "__alloc_pages", "alloc_page_interleave",
+		"alloc_pages", "__alloc_pages", "alloc_page_interleave", "get_free_pages",
 		"prepare_alloc_pages", "folio_alloc", "__folio_alloc",
 		"vma_alloc_folio", "mempool_alloc", "__get_free_pages",
 		"get_zeroed_page", "kasan_", "__kasan_", "stack_depot_",
