@@ -2086,6 +2086,90 @@ static void virtio_mem_unplug_test_bbm_config_changed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->requests, 0);
 }
 
+/*
+ * The retry timer of the workqueue (virtio_mem_run_wq()): a run that fails
+ * with -EBUSY arms it with retry_timer_ms, which starts at
+ * VIRTIO_MEM_RETRY_TIMER_MIN_MS (50 s); each expiry doubles it, up to
+ * VIRTIO_MEM_RETRY_TIMER_MAX_MS (300 s); a run that succeeds starts it over
+ * at 50 s.  The failing run is a retry of an unplugged memory block whose
+ * removal fails (the stub), the succeeding one the same retry removing it.
+ * The timer never fires: each expiry is a call of its function, with the
+ * timer cancelled first.
+ */
+static void virtio_mem_kunit_cancel_timer(void *data)
+{
+	hrtimer_cancel(data);
+}
+
+/* The timer is armed and fires in (@s - 1, @s] seconds. */
+static void virtio_mem_kunit_expect_armed(struct kunit *test, struct virtio_mem *vm,
+					  s64 s)
+{
+	s64 left = ktime_to_ms(hrtimer_get_remaining(&vm->retry_timer));
+
+	KUNIT_EXPECT_TRUE(test, hrtimer_active(&vm->retry_timer));
+	KUNIT_EXPECT_GT_MSG(test, left, (s - 1) * 1000, "armed for %lld ms", left);
+	KUNIT_EXPECT_LE_MSG(test, left, s * 1000, "armed for %lld ms", left);
+}
+
+static void virtio_mem_kunit_expire(struct virtio_mem *vm)
+{
+	hrtimer_cancel(&vm->retry_timer);
+	virtio_mem_timer_expired(&vm->retry_timer);
+}
+
+static void virtio_mem_unplug_test_retry_backoff(struct kunit *test)
+{
+	struct virtio_mem_kunit_stubs *s = virtio_mem_kunit_stub_unplug(test);
+	struct virtio_mem *vm = test->priv;
+	const unsigned long mb = VIRTIO_MEM_KUNIT_RETRY_MB;
+
+	hrtimer_init(&vm->retry_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	vm->retry_timer.function = virtio_mem_timer_expired;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, virtio_mem_kunit_cancel_timer,
+							&vm->retry_timer), 0);
+	vm->retry_timer_ms = 50000;	/* as probing sets it */
+	virtio_mem_kunit_sbm_blocks(test, mb, 1);
+	virtio_mem_kunit_sbm_retry_mb(test, mb, 0);
+
+	/* fails: armed for 50 s; expires: 100 s next time */
+	virtio_mem_run_wq(&vm->wq);
+	KUNIT_EXPECT_EQ(test, s->offline_calls, 1);
+	virtio_mem_kunit_expect_armed(test, vm, 50);
+	virtio_mem_kunit_expire(vm);
+	KUNIT_EXPECT_EQ(test, vm->retry_timer_ms, 100000);
+
+	/* fails again: armed for 100 s; expires: 200 s next time */
+	virtio_mem_run_wq(&vm->wq);
+	KUNIT_EXPECT_EQ(test, s->offline_calls, 2);
+	virtio_mem_kunit_expect_armed(test, vm, 100);
+	virtio_mem_kunit_expire(vm);
+	KUNIT_EXPECT_EQ(test, vm->retry_timer_ms, 200000);
+
+	/* succeeds: the block is removed, nothing armed, 50 s again */
+	s->offline_rc[2] = 0;
+	virtio_mem_run_wq(&vm->wq);
+	KUNIT_EXPECT_EQ(test, s->offline_calls, 3);
+	KUNIT_EXPECT_FALSE(test, hrtimer_active(&vm->retry_timer));
+	KUNIT_EXPECT_EQ(test, vm->retry_timer_ms, 50000);
+
+	/* the next failure is retried after 50 s, not 200 s */
+	virtio_mem_kunit_sbm_retry_mb(test, mb, 0);
+	virtio_mem_run_wq(&vm->wq);
+	KUNIT_EXPECT_EQ(test, s->offline_calls, 4);
+	virtio_mem_kunit_expect_armed(test, vm, 50);
+
+	/* expiries double it up to 300 s: 100, 200, 300, 300 */
+	virtio_mem_kunit_expire(vm);
+	virtio_mem_kunit_expire(vm);
+	virtio_mem_kunit_expire(vm);
+	KUNIT_EXPECT_EQ(test, vm->retry_timer_ms, 300000);
+	virtio_mem_kunit_expire(vm);
+	KUNIT_EXPECT_EQ(test, vm->retry_timer_ms, 300000);
+	KUNIT_EXPECT_FALSE(test, vm->broken);
+	KUNIT_EXPECT_EQ(test, s->requests, 0);
+}
+
 static struct kunit_case virtio_mem_unplug_test_cases[] = {
 	KUNIT_CASE(virtio_mem_unplug_test_offline_rc),
 	KUNIT_CASE(virtio_mem_unplug_test_offline_error_is_busy),
@@ -2098,6 +2182,7 @@ static struct kunit_case virtio_mem_unplug_test_cases[] = {
 	KUNIT_CASE(virtio_mem_unplug_test_sbm_config_changed),
 	KUNIT_CASE(virtio_mem_unplug_test_sbm_busy),
 	KUNIT_CASE(virtio_mem_unplug_test_bbm_config_changed),
+	KUNIT_CASE(virtio_mem_unplug_test_retry_backoff),
 	{}
 };
 
