@@ -9,8 +9,8 @@
 # answer (UNKNOWN_COMMIT_ID): those lookups, and only those, are left to
 # this script, which lists each id ("lookup" lines) and requires it in
 # patches/upstream-commits (ids checked against upstream history by hand).
-# Backports of 6.1 cite their upstream commit as a Link: trailer
-# (https://git.kernel.org/linus/<sha>), whose ids must be listed too.
+# Backports start with "commit <sha> upstream."; a Link: trailer
+# (https://git.kernel.org/linus/<sha>) that cites upstream must be listed too.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/scripts/lib.sh"
