@@ -72,6 +72,19 @@ restore() {
 trap 'restore; exit 130' INT TERM
 trap restore EXIT
 
+# Does an Expect: line's suite exist?  A misspelt one would not run, and a
+# suite that did not run counts as red: the mutant would look killed.
+suite_known() {
+	local s=$1
+	case $s in
+	e2e_faults_*) [ -x "$REPO/e2e/${s#e2e_faults_}/faults" ] ;;
+	e2e_*) [ -x "$REPO/e2e/${s#e2e_}/run" ] ;;
+	fstests_overlay_*) awk '!/^#/ && NF { print $1 }' "$REPO/conformance/fstests/sections" |
+		grep -qxF "${s#fstests_overlay_}" ;;
+	*) awk '!/^#/ && NF { print $1 }' "$REPO/kunit/SUITES" | grep -qxF "$s" ;;
+	esac
+}
+
 killed=0 survived=0 broken=0
 for m in "${files[@]}"; do
 	name=$(basename "$m" .patch)
@@ -80,6 +93,13 @@ for m in "${files[@]}"; do
 	greens=$(sed -n 's/^Green: //p' "$m" | tr '\n' ' ')
 	if [ -z "$expects" ]; then
 		echo "BROKEN   $name: no 'Expect:' line"; broken=$((broken + 1)); verdict broken; continue
+	fi
+	unknown=$(while read -r e; do
+		[[ $e =~ ^[A-Za-z0-9_]+(\.[^[:space:]]+)?$ ]] && suite_known "${e%%.*}" || echo "$e"
+	done <<<"$expects" | head -n 1)
+	if [ -n "$unknown" ]; then
+		echo "BROKEN   $name: 'Expect: $unknown' names no suite (kunit/SUITES, e2e/<run>/run or faults, an fstests section)"
+		broken=$((broken + 1)); verdict broken; continue
 	fi
 	if ! git -C "$KTREE" apply "$m"; then
 		echo "BROKEN   $name: does not apply to the patched tree"; broken=$((broken + 1)); verdict broken; continue

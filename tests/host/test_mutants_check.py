@@ -4,6 +4,7 @@ import glob
 import json
 import os
 import re
+import shutil
 
 from common import REPO, TempDirTest, run
 
@@ -142,3 +143,32 @@ class MutantNames(TempDirTest):
         for path in glob.glob(os.path.join(REPO, 'mutants', '*', '*.patch')):
             with self.subTest(mutant=os.path.relpath(path, REPO)):
                 self.assertIsNone(re.search(r'-\d{4}-', os.path.basename(path)))
+
+
+class MutantsExpectNamesASuite(TempDirTest):
+    """scripts/mutants.sh refuses a mutant whose Expect: names no suite
+    (a misspelt suite would not run, and a suite that did not run counts
+    as red): BROKEN, recorded, before anything is applied or built."""
+
+    def test_unknown_suite_is_broken(self) -> None:
+        repo = self.path('repo')
+        for rel in ('scripts', os.path.join('e2e', 'lib')):
+            shutil.copytree(os.path.join(REPO, rel), os.path.join(repo, rel),
+                            ignore=shutil.ignore_patterns('__pycache__'))
+        for rel in ('kunitconfig', os.path.join('kunit', 'SUITES'),
+                    os.path.join('conformance', 'fstests', 'sections')):
+            os.makedirs(os.path.dirname(os.path.join(repo, rel)), exist_ok=True)
+            shutil.copy(os.path.join(REPO, rel), os.path.join(repo, rel))
+        self.write('repo/mutants/6.1/typo.patch',
+                   'Mutant: x\nExpect: overlayfs_fh\nExpect: virtio_mem_unplugg.a_case\n\n'
+                   'diff --git a/f b/f\n')
+        self.write('linux/f', 'f\n')
+        for args in (['init', '-q'], ['add', 'f'], [*GIT_ID, 'commit', '-qm', 'base']):
+            run(['git', '-C', self.path('linux'), *args])
+        p = run([os.path.join(repo, 'scripts', 'mutants.sh'), 'mutants/6.1/typo.patch'],
+                env={'KTREE': self.path('linux'), 'BUILD': self.path('build')}, cwd=repo)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("BROKEN   typo: 'Expect: virtio_mem_unplugg.a_case' names no suite", p.stdout)
+        self.assertTrue(p.stdout.rstrip().endswith('0 passed, 1 failed'), p.stdout)
+        with open(os.path.join(repo, 'mutants', '6.1', 'VERDICTS'), encoding='utf-8') as f:
+            self.assertRegex(f.read(), r'(?m)^typo broken x86_64 ')
