@@ -10,9 +10,12 @@ test failed, or any parameter of it), prints one line:
     red <expect>: <why>           or           green <expect>
 
 A suite that did not run, ran no test or crashed (kunit.py's unnamed
-entry) is red for every expectation on it; so is a test that did not run.
+entry) is red for every expectation on it.  A test that a suite which ran
+to its end does not have is no expectation at all (a misspelt name would
+count as red): "unknown <expect>", exit code 2.
 Exit code 0 when every expectation is red, 1 when one stayed green, 2 on a
-missing or unreadable verdict.  scripts/mutants.sh asks this.
+missing or unreadable verdict or an unknown test.  scripts/mutants.sh asks
+this.
 
 green: every suite of those kinds (kunit, e2e, ...) on arch ran and
 passed, and there is at least one of each kind; prints "green <kind>" or
@@ -30,6 +33,11 @@ USAGE = ('usage: scripts/verdict.py red <verdict.json> <arch> <expect>...\n'
          '       scripts/verdict.py green <verdict.json> <arch> <kind>... [--besides <suite>...]')
 HOST = 'host'
 GOOD = ('PASS', 'SKIP')
+
+
+class UnknownTest(Exception):
+    """An expectation names a test its suite, which ran to its end, does
+    not have."""
 
 
 def red(verdict: dict[str, Any], arch: str, expect: str) -> list[str]:
@@ -50,7 +58,7 @@ def red(verdict: dict[str, Any], arch: str, expect: str) -> list[str]:
     mine = {name: status for name, status in tests.items()
             if not test or name == test or name.startswith(test + '.')}
     if not mine:
-        return [f'{suite}.{test} did not run']
+        raise UnknownTest(f'{suite} ran to its end and has no test {test}')
     return [f'{suite}.{name} {status}' for name, status in mine.items() if status not in GOOD]
 
 
@@ -86,13 +94,21 @@ def main(argv: Sequence[str]) -> int:
             print(f'red {kind}: {"; ".join(why[:3])}' if why else f'green {kind}')
         return 0 if ok else 1
     all_red = True
+    unknown = False
     for expect in argv[3:]:
-        why = red(verdict, argv[2], expect)
+        try:
+            why = red(verdict, argv[2], expect)
+        except UnknownTest as err:
+            print(f'unknown {expect}: {err}')
+            unknown = True
+            continue
         if why:
             print(f'red {expect}: {"; ".join(why[:3])}')
         else:
             all_red = False
             print(f'green {expect}')
+    if unknown:
+        return 2
     return 0 if all_red else 1
 
 

@@ -285,7 +285,6 @@ class Red(unittest.TestCase):
             'gone': ['suite gone did not run'],
             'never_listed.t': ['suite never_listed did not run'],
             'host_selftest': [],
-            'ok.zz': ['ok.zz did not run'],
             # the kernel died in crash.b (not listed): every expectation red
             'crash.b': ['suite crash crashed (ERROR)'],
             'crash.a': ['suite crash crashed (ERROR)'],
@@ -294,6 +293,11 @@ class Red(unittest.TestCase):
             with self.subTest(expect=expect):
                 self.assertEqual(verdict.red(self.V, 'x86_64', expect), why)
         self.assertEqual(verdict.red(self.V, 'arm64', 'k'), ['suite k did not run'])
+
+    def test_a_test_the_suite_does_not_have_is_unknown(self) -> None:
+        # a misspelt test name would otherwise count as red: a fake kill
+        with self.assertRaisesRegex(verdict.UnknownTest, 'ok ran to its end and has no test zz'):
+            verdict.red(self.V, 'x86_64', 'ok.zz')
 
 
 class Green(unittest.TestCase):
