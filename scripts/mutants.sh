@@ -16,6 +16,14 @@
 #                                               must all go red)
 #   Green: <kind>                               every suite of that kind
 #                                               (kunit, e2e) must stay green
+#   Arch: <arch>                                (optional) the only arch it
+#                                               runs on; skipped on others
+#
+# Without mutants named, only the stale ones run: those whose last verdict
+# is not "killed" on the tree's current content key (FRESH=1: all), the
+# cheapest first (KUnit only, then end-to-end, conformance, fault runs).
+# MUTANTS_BUDGET=<minutes>: start no mutant once that much time has gone,
+# and list the ones left (a later run takes them up: they are still stale).
 #
 # An Expect: on a conformance suite (fstests_overlay_<section>.<test>) runs
 # those fstests tests of that section (conformance/fstests/host) against
@@ -49,6 +57,7 @@ arch_known "$arch" || { echo "mutants: unknown arch '$arch' ($KGATE_ARCHES)" >&2
 results=$BUILD/results
 export BUILD
 
+named=${#files[@]}
 [ ${#files[@]} -gt 0 ] || files=("$REPO/mutants/$KGATE_TREE"/*.patch)
 [ -e "${files[0]}" ] || { echo "mutants: no mutants/$KGATE_TREE/*.patch"; echo "0 passed, 1 failed"; exit 1; }
 
@@ -61,6 +70,22 @@ fi
 # kunitconfig do not change while they run: each mutant is a work-tree edit).
 key=$("$REPO/scripts/mutants_check.py" key "$KTREE" --tests "$KGATE_TREE" --config "$REPO/kunitconfig") || exit 2
 verdict() { "$REPO/scripts/mutants_check.py" record "$REPO/mutants/$KGATE_TREE" "$name" "$1" "$arch" "$key"; }
+
+# The run's mutants: those named, else the stale ones of this arch, the
+# cheapest first (scripts/mutants_check.py plan).
+if [ "$named" = 0 ]; then
+	mapfile -t files < <("$REPO/scripts/mutants_check.py" plan "$REPO/mutants/$KGATE_TREE" \
+		"$key" "$arch" ${FRESH:+--fresh})
+	if [ ${#files[@]} -eq 0 ]; then
+		echo "mutants: $KGATE_TREE: nothing stale: every kept mutant for $arch was killed on the tree's current code (FRESH=1 runs them all)"
+		echo "0 passed, 0 failed"
+		exit 0
+	fi
+	echo "mutants: $KGATE_TREE: ${#files[@]} to run on $arch, the cheapest first${MUTANTS_BUDGET:+, within $MUTANTS_BUDGET min}"
+fi
+# (minutes, a decimal allowed; in nanoseconds here)
+budget_ns=$(awk -v m="${MUTANTS_BUDGET:-0}" 'BEGIN { printf "%d", m * 60e9 }')
+t_start=$(date +%s%N)
 
 applied=
 restore() {
@@ -85,9 +110,20 @@ suite_known() {
 	esac
 }
 
-killed=0 survived=0 broken=0
+killed=0 survived=0 broken=0 left=()
 for m in "${files[@]}"; do
 	name=$(basename "$m" .patch)
+	# (the first always runs: a budget stops the run between two mutants)
+	if [ "$budget_ns" -gt 0 ] && [ $((killed + survived + broken)) -gt 0 ] &&
+		[ $(( $(date +%s%N) - t_start )) -ge "$budget_ns" ]; then
+		left+=("$name")
+		continue
+	fi
+	only=$(sed -n 's/^Arch: //p' "$m" | head -n 1)
+	if [ -n "$only" ] && [ "$only" != "$arch" ]; then
+		echo "skipped  $name: runs on $only only"
+		continue
+	fi
 	what=$(sed -n 's/^Mutant: //p' "$m" | head -n 1)
 	expects=$(sed -n 's/^Expect: //p' "$m")
 	greens=$(sed -n 's/^Green: //p' "$m" | tr '\n' ' ')
@@ -185,6 +221,9 @@ done
 
 total=$((killed + survived + broken))
 echo "mutants: $killed of $total killed, $survived survived, $broken broken"
+if [ ${#left[@]} -gt 0 ]; then
+	echo "mutants: the budget of $MUTANTS_BUDGET min is used up after $(( ($(date +%s%N) - t_start) / 60000000000 )) min; ${#left[@]} left, still stale: ${left[*]}"
+fi
 # The tree is back to the series: the next gate run rebuilds what the
 # mutants touched.
 echo "$killed passed, $((survived + broken)) failed"

@@ -5,6 +5,7 @@
                                  [--series FILE]
     scripts/mutants_check.py key KTREE [--tests TREE] [--config FILE]...
     scripts/mutants_check.py record MUTANTS_DIR NAME VERDICT ARCH KEY
+    scripts/mutants_check.py plan MUTANTS_DIR KEY ARCH [--fresh]
 
 apply: `git apply --check` of every MUTANTS_DIR/*.patch on the patched tree
 KTREE (its work tree, as scripts/mutants.sh applies them).  One case per
@@ -25,6 +26,11 @@ SHA-1.  The same content gives the same key on every machine.
 record: set NAME's line in MUTANTS_DIR/VERDICTS ("<name> <verdict> <arch>
 <key>", sorted), the file `make mutants` keeps committed next to the
 mutants.
+
+plan: the mutants `make mutants` runs on ARCH, one path a line: those
+whose verdict is not "killed" on KEY (--fresh: all), less those whose
+"Arch:" line names another arch, the cheapest to judge first (KUnit only,
+then end-to-end, conformance, fault runs), by name within each.
 """
 import argparse
 import glob
@@ -178,6 +184,47 @@ def check(tree: str, mdir: str, tests: Optional[str], series: Optional[str],
     return cases, stale
 
 
+# What a mutant's Expect: lines cost to judge, cheapest first: KUnit only,
+# an end-to-end run, a conformance run, a fault run (a debug kernel build).
+COST = (('e2e_faults_', 3), ('fstests_', 2), ('e2e_', 1))
+
+
+def header(path: str) -> dict[str, list[str]]:
+    """The header lines of a mutant file ("Key: value", up to the diff)."""
+    out: dict[str, list[str]] = {}
+    with open(path, encoding='utf-8', errors='replace') as f:
+        for line in f:
+            if line.startswith('diff --git'):
+                break
+            k, sep, v = line.partition(': ')
+            if sep and k[:1].isupper() and ' ' not in k:
+                out.setdefault(k, []).append(v.strip())
+    return out
+
+
+def cost(path: str) -> int:
+    """How dear a mutant is to judge (0: KUnit only)."""
+    expects = header(path).get('Expect', [])
+    return max((c for e in expects for prefix, c in COST if e.startswith(prefix)),
+               default=0)
+
+
+def plan(mdir: str, key: str, arch: str, fresh: bool = False) -> list[str]:
+    """The mutants of mdir to run on arch: those not killed on key (all if
+    fresh), skipping those whose Arch: is another, the cheapest first."""
+    verdicts = read_verdicts(mdir)
+    out = []
+    for m in sorted(glob.glob(os.path.join(mdir, '*.patch'))):
+        name = os.path.basename(m)[:-len('.patch')]
+        only = header(m).get('Arch', [])
+        if only and only[0] != arch:
+            continue
+        if not fresh and verdicts.get(name, ('', '', ''))[::2] == ('killed', key):
+            continue
+        out.append(m)
+    return sorted(out, key=lambda m: (cost(m), os.path.basename(m)))
+
+
 def main(argv: Sequence[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -196,7 +243,15 @@ def main(argv: Sequence[str]) -> int:
     r = sub.add_parser('record')
     for arg in ('mutants', 'name', 'verdict', 'arch', 'key'):
         r.add_argument(arg)
+    pl = sub.add_parser('plan')
+    for arg in ('mutants', 'key', 'arch'):
+        pl.add_argument(arg)
+    pl.add_argument('--fresh', action='store_true')
     args = ap.parse_args(argv)
+    if args.cmd == 'plan':
+        for m in plan(os.path.abspath(args.mutants), args.key, args.arch, args.fresh):
+            print(m)
+        return 0
     if args.cmd == 'key':
         print(content_key(args.tree, args.tests, args.config))
         return 0

@@ -5,6 +5,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 
 from common import REPO, TempDirTest, run
 
@@ -145,30 +146,102 @@ class MutantNames(TempDirTest):
                 self.assertIsNone(re.search(r'-\d{4}-', os.path.basename(path)))
 
 
-class MutantsExpectNamesASuite(TempDirTest):
+class ToyRepo(TempDirTest):
+    """A copy of scripts/ and what mutants.sh reads, and a toy kernel tree
+    with one commit: scripts/mutants.sh runs, but builds nothing as long as
+    every mutant is refused before it is applied."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        self.repo = self.path('repo')
+        for rel in ('scripts', os.path.join('e2e', 'lib')):
+            shutil.copytree(os.path.join(REPO, rel), os.path.join(self.repo, rel),
+                            ignore=shutil.ignore_patterns('__pycache__'))
+        for rel in ('kunitconfig', os.path.join('kunit', 'SUITES'),
+                    os.path.join('conformance', 'fstests', 'sections')):
+            os.makedirs(os.path.dirname(os.path.join(self.repo, rel)), exist_ok=True)
+            shutil.copy(os.path.join(REPO, rel), os.path.join(self.repo, rel))
+        self.write('linux/f', 'f\n')
+        for args in (['init', '-q'], ['add', 'f'], [*GIT_ID, 'commit', '-qm', 'base']):
+            run(['git', '-C', self.path('linux'), *args])
+
+    def mutant(self, name: str, header: str) -> str:
+        return self.write(f'repo/mutants/6.1/{name}.patch', header + '\ndiff --git a/f b/f\n')
+
+    def mutants_sh(self, *args: str, **env: str) -> 'subprocess.CompletedProcess[str]':
+        return run([os.path.join(self.repo, 'scripts', 'mutants.sh'), *args],
+                   env={'KTREE': self.path('linux'), 'BUILD': self.path('build'), **env},
+                   cwd=self.repo)
+
+    def key(self) -> str:
+        return run([os.path.join(self.repo, 'scripts', 'mutants_check.py'), 'key',
+                    self.path('linux'), '--tests', '6.1', '--config',
+                    os.path.join(self.repo, 'kunitconfig')]).stdout.strip()
+
+
+class MutantsExpectNamesASuite(ToyRepo):
     """scripts/mutants.sh refuses a mutant whose Expect: names no suite
     (a misspelt suite would not run, and a suite that did not run counts
     as red): BROKEN, recorded, before anything is applied or built."""
 
     def test_unknown_suite_is_broken(self) -> None:
-        repo = self.path('repo')
-        for rel in ('scripts', os.path.join('e2e', 'lib')):
-            shutil.copytree(os.path.join(REPO, rel), os.path.join(repo, rel),
-                            ignore=shutil.ignore_patterns('__pycache__'))
-        for rel in ('kunitconfig', os.path.join('kunit', 'SUITES'),
-                    os.path.join('conformance', 'fstests', 'sections')):
-            os.makedirs(os.path.dirname(os.path.join(repo, rel)), exist_ok=True)
-            shutil.copy(os.path.join(REPO, rel), os.path.join(repo, rel))
-        self.write('repo/mutants/6.1/typo.patch',
-                   'Mutant: x\nExpect: overlayfs_fh\nExpect: virtio_mem_unplugg.a_case\n\n'
-                   'diff --git a/f b/f\n')
-        self.write('linux/f', 'f\n')
-        for args in (['init', '-q'], ['add', 'f'], [*GIT_ID, 'commit', '-qm', 'base']):
-            run(['git', '-C', self.path('linux'), *args])
-        p = run([os.path.join(repo, 'scripts', 'mutants.sh'), 'mutants/6.1/typo.patch'],
-                env={'KTREE': self.path('linux'), 'BUILD': self.path('build')}, cwd=repo)
+        self.mutant('typo', 'Mutant: x\nExpect: overlayfs_fh\nExpect: virtio_mem_unplugg.a_case\n')
+        p = self.mutants_sh('mutants/6.1/typo.patch')
         self.assertEqual(p.returncode, 1, p.stdout)
         self.assertIn("BROKEN   typo: 'Expect: virtio_mem_unplugg.a_case' names no suite", p.stdout)
         self.assertTrue(p.stdout.rstrip().endswith('0 passed, 1 failed'), p.stdout)
-        with open(os.path.join(repo, 'mutants', '6.1', 'VERDICTS'), encoding='utf-8') as f:
+        with open(os.path.join(self.repo, 'mutants', '6.1', 'VERDICTS'), encoding='utf-8') as f:
             self.assertRegex(f.read(), r'(?m)^typo broken x86_64 ')
+
+
+class MutantsPlan(ToyRepo):
+    """make mutants runs the stale mutants only, the cheapest first, within
+    a budget; a mutant of another arch is not its business."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        self.mutant('c_faults', 'Mutant: c\nExpect: e2e_faults_virtio_mem.faults_sbm\n')
+        self.mutant('a_e2e', 'Mutant: a\nExpect: e2e_virtio_mem\n')
+        self.mutant('b_kunit', 'Mutant: b\nExpect: virtio_mem_conv\n')
+        self.mutant('d_arm64', 'Mutant: d\nExpect: e2e_faults_virtio_mem.faults_pgtable\n'
+                    'Arch: arm64\n')
+        self.mdir = os.path.join(self.repo, 'mutants', '6.1')
+
+    def plan(self, key: str, arch: str = 'x86_64', fresh: bool = False) -> list[str]:
+        return [os.path.basename(m) for m in mutants_check.plan(self.mdir, key, arch, fresh)]
+
+    def test_cheapest_first_and_arch(self) -> None:
+        self.assertEqual(self.plan('k1'), ['b_kunit.patch', 'a_e2e.patch', 'c_faults.patch'])
+        self.assertEqual(self.plan('k1', 'arm64'),
+                         ['b_kunit.patch', 'a_e2e.patch', 'c_faults.patch', 'd_arm64.patch'])
+
+    def test_killed_on_this_key_is_not_stale(self) -> None:
+        mutants_check.record(self.mdir, 'b_kunit', 'killed', 'x86_64', 'k1')
+        mutants_check.record(self.mdir, 'a_e2e', 'survived', 'x86_64', 'k1')
+        mutants_check.record(self.mdir, 'c_faults', 'killed', 'x86_64', 'k0')
+        self.assertEqual(self.plan('k1'), ['a_e2e.patch', 'c_faults.patch'])
+        self.assertEqual(self.plan('k1', fresh=True),
+                         ['b_kunit.patch', 'a_e2e.patch', 'c_faults.patch'])
+
+    def test_nothing_stale_says_so_at_once(self) -> None:
+        key = self.key()
+        for name in ('a_e2e', 'b_kunit', 'c_faults'):
+            mutants_check.record(self.mdir, name, 'killed', 'x86_64', key)
+        p = self.mutants_sh()
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertIn('nothing stale', p.stdout)
+        self.assertTrue(p.stdout.rstrip().endswith('0 passed, 0 failed'), p.stdout)
+
+    def test_budget_stops_and_lists_the_rest(self) -> None:
+        # every toy mutant is refused (its diff does not apply): a few ms
+        # each; a budget of 6 ms is used up after the first
+        p = self.mutants_sh(MUTANTS_BUDGET='0.0001')
+        self.assertIn('3 to run on x86_64', p.stdout)
+        self.assertRegex(p.stdout, r'BROKEN   b_kunit: does not apply')
+        self.assertNotIn('BROKEN   a_e2e', p.stdout)
+        self.assertIn('2 left, still stale: a_e2e c_faults', p.stdout)
+
+    def test_other_arch_named_is_skipped(self) -> None:
+        p = self.mutants_sh('mutants/6.1/d_arm64.patch')
+        self.assertIn('skipped  d_arm64: runs on arm64 only', p.stdout)
+        self.assertTrue(p.stdout.rstrip().endswith('0 passed, 0 failed'), p.stdout)
