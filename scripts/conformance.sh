@@ -20,8 +20,9 @@
 # an fstests section is judged against conformance/known/<tree>/<arch>/<section>
 # and keeps fstests' per-test logs in $BUILD/results/conformance/<arch>/<section>/.
 # --reuse: a suite that passed is reused while nothing it depends on
-# changed (the kernel's sources and config, the guest image, conformance/,
-# the known-results file, the group), as end-to-end runs are; FRESH=1 reruns.
+# changed (the kernel tree less what other suites alone cover, kunit/PATHS;
+# the config, the guest image, conformance/, the known-results file, the
+# group), as end-to-end runs are; FULL=1 (or FRESH=1) reruns.
 # CONF_JOBS (default: the number of cores) suites run at once, each guest
 # on one CPU.
 #
@@ -42,7 +43,7 @@ case ${1:-} in
 --reuse) mode=reuse; shift ;;
 --baseline) mode=baseline; shift ;;
 esac
-[ "${FRESH:-0}" = 1 ] && [ $mode = reuse ] && mode=patched
+{ [ "${FRESH:-0}" = 1 ] || [ "${FULL:-0}" = 1 ]; } && [ $mode = reuse ] && mode=patched
 arch=${1:-}
 if ! arch_known "$arch"; then
 	echo "usage: scripts/conformance.sh [--reuse|--baseline] ${KGATE_ARCHES// /|}" >&2
@@ -137,7 +138,10 @@ fi
 # ---- the patched kernel ----------------------------------------------------------
 key_of() {
 	{
-		cat "$BUILD/$arch/.kgate-kernel-key" 2>/dev/null || date +%s%N
+		case $1 in
+		memory_hotplug) suite_key memory_hotplug "$arch" ;;
+		*) suite_key "fstests_overlay_$1" "$arch" ;;
+		esac
 		cat "$ROOT/conformance/$arch/rootfs.key" 2>/dev/null
 		echo "$1 $group ${FSTESTS_STRESS:-0}"
 		cat "$known_dir/$1" 2>/dev/null
@@ -177,7 +181,7 @@ for suite in $suites; do
 	cache=$BUILD/conf-cache/$suite-$arch
 	if [ $mode = reuse ] && [ -f "$cache.json" ] && [ "$(cat "$cache.key" 2>/dev/null)" = "$key" ]; then
 		cp "$cache.json" "$json"
-		echo "conformance: $suite $arch: passed before with the same kernel, guest and baseline (cached; FRESH=1 reruns)"
+		echo "conformance: $suite $arch: reused: passed on a tree the same where it looks (it covers $(suite_claims "$suite")), same config, guest and baseline; FULL=1 reruns"
 		continue
 	fi
 	rm -f "$cache.json" "$cache.key"

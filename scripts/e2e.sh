@@ -9,10 +9,12 @@
 # is 0 only if every run passed.
 #
 # --reuse (the gate): a run that passed is reused while nothing it depends
-# on changed: the kernel's sources and config (KUnit sources aside: these
-# boots run with kunit.enable=0), the arch's qemu_configs file,
+# on changed: the kernel tree less what other suites alone cover
+# (kunit/PATHS, scripts/scope.py: a change under fs/overlayfs/ does not
+# rerun the virtio-mem run) and less the KUnit sources (these boots run with
+# kunit.enable=0), the kernel's .config, the arch's qemu_configs file,
 # scripts/lib.sh, the run's own files and e2e/lib.  Failures are never
-# reused; FRESH=1 reruns everything.  E2E_DIR (default e2e/) is where the
+# reused; FULL=1 (or FRESH=1) reruns every run.  E2E_DIR (default e2e/) is where the
 # runs are looked for.
 set -uo pipefail
 
@@ -24,7 +26,7 @@ export BUILD
 E2E_DIR=${E2E_DIR:-$REPO/e2e}
 reuse=0
 if [ "${1:-}" = --reuse ]; then reuse=1; shift; fi
-[ "${FRESH:-0}" = 1 ] && reuse=0
+[ "${FRESH:-0}" = 1 ] || [ "${FULL:-0}" = 1 ] && reuse=0
 arch=${1:-}
 if ! arch_known "$arch"; then
 	echo "usage: scripts/e2e.sh [--reuse] ${KGATE_ARCHES// /|}" >&2
@@ -39,14 +41,13 @@ for run in "$E2E_DIR"/*/run; do
 	name=$(basename "$(dirname "$run")")
 	n=$((n + 1))
 	rm -f "$results/e2e-$name-$arch.json"
-	key=$( { cat "$BUILD/$arch/.kgate-kernel-key" 2>/dev/null || date +%s%N
-		find "$E2E_DIR/lib" "$E2E_DIR/$name" "$REPO/qemu_configs/$arch.py" \
-			"$REPO/scripts/lib.sh" -type f ! -path '*/__pycache__/*' \
+	key=$( { suite_key "e2e_$name" "$arch"
+		find "$E2E_DIR/lib" "$E2E_DIR/$name" -type f ! -path '*/__pycache__/*' \
 			-exec sha1sum {} + 2>/dev/null | sort; } | sha1sum | cut -d' ' -f1)
 	cache=$BUILD/e2e-cache/$name-$arch
 	if [ $reuse = 1 ] && [ -f "$cache.json" ] && [ "$(cat "$cache.key" 2>/dev/null)" = "$key" ]; then
 		cp "$cache.json" "$results/e2e-$name-$arch.json"
-		echo "e2e: $name $arch: passed before with the same kernel and tests (cached; FRESH=1 reruns)"
+		echo "e2e: $name $arch: reused: passed on a tree the same where it looks (it covers $(suite_claims "e2e_$name")), same config and tests; FULL=1 reruns"
 		continue
 	fi
 	rm -f "$cache.json" "$cache.key"

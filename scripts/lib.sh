@@ -225,3 +225,29 @@ kgate_need_kernel() {
 		exit 1
 	}
 }
+
+# suite_key <suite> <arch>: what an end-to-end or conformance suite's last
+# green result stands for on the cell: the kernel tree less the paths other
+# suites alone claim and less the test files (scripts/scope.py, kunit/PATHS),
+# the kernel's .config and the files that shape the build.  The suite's own
+# files are the caller's to add.  (BUILD, KTREE and KGATE_TREE set.)
+suite_key() {
+	local suite=$1 arch=$2 ex=()
+	mapfile -t ex < <("$REPO/scripts/testsrc.py" files "$KGATE_TREE" 2>/dev/null | cut -f1 |
+		sed 's/^/--exclude=/')
+	{
+		"$REPO/scripts/scope.py" key "$KTREE" "$suite" "${ex[@]}" || date +%s%N
+		cat "$BUILD/$arch/.config" 2>/dev/null || date +%s%N
+		cat "$REPO/kunitconfig" "$REPO/kunit/PATHS" "$REPO/qemu_configs/$arch.py" \
+			"$REPO/scripts/lib.sh" "$REPO/scripts/scope.py"
+		"$(arch_cc "$arch")" --version 2>/dev/null | head -n 1
+	} | sha1sum | cut -d' ' -f1
+}
+
+# suite_claims <suite>: its kunit/PATHS paths on one line ("the whole tree"
+# if none), for the gate's messages.
+suite_claims() {
+	local c
+	c=$("$REPO/scripts/scope.py" claims "$1" 2>/dev/null | paste -sd' ')
+	echo "${c:-the whole tree}"
+}

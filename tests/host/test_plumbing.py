@@ -66,20 +66,31 @@ class E2ERuns(TempDirTest):
         """--reuse: a passed run is reused with the same inputs, a failed
         one reruns; a change of the run's files reruns it."""
         self.runs(a=1, b=0)
-        self.write('build/x86_64/.kgate-kernel-key', 'kernel 1\n')   # kunit.sh's
+        # the kernel tree (scripts/scope.py keys it) and its .config
+        self.write('build/linux/mm/x.c', 'x 1\n')
+        for args in (['init', '-q'], ['add', '.'],
+                     ['-c', 'user.name=U', '-c', 'user.email=u@e.org', 'commit', '-qm', 'x']):
+            run(['git', '-C', self.path('build', 'linux'), *args])
+        self.write('build/x86_64/.config', 'CONFIG_X=y\n')
         self.e2e_sh('--reuse')
         rc, out = self.e2e_sh('--reuse')
         self.assertEqual(rc, 1)
         self.assertIn('run a x86_64', out)
         self.assertNotIn('run b x86_64', out)
-        self.assertIn('e2e: b x86_64: passed before', out)
+        self.assertIn('e2e: b x86_64: reused: passed on a tree the same where it looks (it covers the whole tree)', out)
         with open(self.path('build', 'results', 'e2e-b-x86_64.json'), encoding='utf-8') as f:
             self.assertEqual(json.load(f)['name'], 'e2e_b')
         self.write('e2e/b/data', 'changed')
         self.assertIn('run b x86_64', self.e2e_sh('--reuse')[1])
         self.assertNotIn('run b x86_64', self.e2e_sh('--reuse')[1])
-        self.write('build/x86_64/.kgate-kernel-key', 'kernel 2\n')  # another kernel
+        self.write('build/linux/mm/x.c', 'x 2\n')    # another kernel (not committed)
         self.assertIn('run b x86_64', self.e2e_sh('--reuse')[1])
+        self.assertNotIn('run b x86_64', self.e2e_sh('--reuse')[1])
+        self.write('build/x86_64/.config', 'CONFIG_X=n\n')      # another config
+        self.assertIn('run b x86_64', self.e2e_sh('--reuse')[1])
+        self.assertIn('run b x86_64', run([os.path.join(REPO, 'scripts', 'e2e.sh'),
+                                           '--reuse', 'x86_64'],
+                                          env={**self.env, 'FULL': '1'}).stdout)
         self.assertIn('run b x86_64', run([os.path.join(REPO, 'scripts', 'e2e.sh'),
                                            '--reuse', 'x86_64'],
                                           env={**self.env, 'FRESH': '1'}).stdout)
