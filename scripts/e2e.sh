@@ -14,7 +14,11 @@
 # rerun the virtio-mem run) and less the KUnit sources (these boots run with
 # kunit.enable=0), the kernel's .config, the arch's qemu_configs file,
 # scripts/lib.sh, the run's own files and e2e/lib.  Failures are never
-# reused; FULL=1 (or FRESH=1) reruns every run.  E2E_DIR (default e2e/) is where the
+# reused; FULL=1 (or FRESH=1) reruns every run.
+#
+# A run that fails is run once more, that run only (E2E_RETRY=0: not):
+# failed twice is red; failed then passed is flaky (scripts/flaky.py): red,
+# each test that failed named, unless kunit/FLAKY lists it with a reason.  E2E_DIR (default e2e/) is where the
 # runs are looked for.
 set -uo pipefail
 
@@ -53,9 +57,23 @@ for run in "$E2E_DIR"/*/run; do
 	rm -f "$cache.json" "$cache.key"
 	t0=$(date +%s)
 	echo "e2e: $name $arch"
+	json=$results/e2e-$name-$arch.json
 	if "$run" "$arch"; then
 		mkdir -p "$BUILD/e2e-cache"
-		cp "$results/e2e-$name-$arch.json" "$cache.json" 2>/dev/null && echo "$key" >"$cache.key"
+		cp "$json" "$cache.json" 2>/dev/null && echo "$key" >"$cache.key"
+	elif [ -f "$json" ] && [ "${E2E_RETRY:-1}" = 1 ]; then
+		# Once more, this run only: failed twice is red; failed, then
+		# passed is flaky, red unless kunit/FLAKY lists each test that
+		# failed (scripts/flaky.py)
+		mv "$json" "$json.first"
+		echo "e2e: $name $arch failed; running it once more"
+		if "$run" "$arch" && [ -f "$json" ]; then
+			"$REPO/scripts/flaky.py" merge "$json.first" "$json" "$json" --known "${KGATE_FLAKY:-$REPO/kunit/FLAKY}" |
+				sed "s/^/e2e: $name $arch: /" || failed+=("$name")
+		else
+			failed+=("$name")
+		fi
+		rm -f "$json.first"
 	else
 		failed+=("$name")
 	fi

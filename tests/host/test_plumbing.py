@@ -95,6 +95,45 @@ class E2ERuns(TempDirTest):
                                            '--reuse', 'x86_64'],
                                           env={**self.env, 'FRESH': '1'}).stdout)
 
+    FLAKY_RUN = """\
+#!/bin/sh
+# fails the first {fails} time(s) it runs, then passes
+n=$(cat "$BUILD/n" 2>/dev/null || echo 0); n=$((n + 1)); echo $n >"$BUILD/n"
+if [ $n -le {fails} ]; then st=FAIL; rc=1; else st=PASS; rc=0; fi
+printf '{{"name": "e2e_a", "sub_groups": [], "test_cases": [{{"name": "t", "status": "%s"}}, {{"name": "u", "status": "PASS"}}]}}' $st \\
+	>"$BUILD/results/e2e-a-$1.json"
+exit $rc
+"""
+
+    def flaky(self, fails: int, known: str = '') -> tuple[int, str, dict[str, str]]:
+        self.write('e2e/a/run', self.FLAKY_RUN.format(fails=fails), 0o755)
+        self.write('FLAKY', known)
+        os.makedirs(self.path('build', 'results'), exist_ok=True)
+        p = run([os.path.join(REPO, 'scripts', 'e2e.sh'), 'x86_64'],
+                env={**self.env, 'KGATE_FLAKY': self.path('FLAKY')})
+        with open(self.path('build', 'results', 'e2e-a-x86_64.json'), encoding='utf-8') as f:
+            doc = json.load(f)
+        return p.returncode, p.stdout, {tc['name']: tc['status'] for tc in doc['test_cases']}
+
+    def test_fails_then_passes_is_flaky_and_red(self) -> None:
+        rc, out, st = self.flaky(1)
+        self.assertEqual(rc, 1, out)
+        self.assertIn('e2e: a x86_64: flaky e2e_a.t', out)
+        self.assertEqual(st, {'t': 'FAIL', 'u': 'PASS'})
+
+    def test_known_flaky_is_green_and_named(self) -> None:
+        rc, out, st = self.flaky(1, 'e2e_a.t  a timer that TCG sometimes starves\n')
+        self.assertEqual(rc, 0, out)
+        self.assertIn('e2e: a x86_64: known flaky e2e_a.t: a timer that TCG sometimes starves', out)
+        self.assertEqual(st, {'t': 'PASS', 'u': 'PASS'})
+
+    def test_fails_twice_is_red(self) -> None:
+        rc, out, st = self.flaky(2, 'e2e_a.t  listed, but it failed twice\n')
+        self.assertEqual(rc, 1, out)
+        self.assertIn('running it once more', out)
+        self.assertNotIn('flaky', out.replace('listed', ''))
+        self.assertEqual(st['t'], 'FAIL')
+
     def make_e2e(self) -> tuple[int, str]:
         # deps are "installed" in this build dir: the stamp is newer than deps.sh
         self.write('build/.deps-ok', '')
