@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Re-apply each kept mutant (mutants/<tree>/*.patch) to that tree's patched
+# Re-apply each kept mutant (mutants/<tree>/*.patch, and those of
+# mutants/all/ whose "Trees:" line names the tree) to that tree's patched
 # tree, run the suite it names, and expect red.  A mutant the gate does not
 # catch ("survived") fails this target.
 #
@@ -18,6 +19,8 @@
 #                                               (kunit, e2e) must stay green
 #   Arch: <arch>                                (optional) the only arch it
 #                                               runs on; skipped on others
+#   Trees: <tree>...                            (mutants/all/ only) the trees
+#                                               whose code it fits
 #
 # Without mutants named, only the stale ones run: those whose last verdict
 # is not "killed" on the tree's current content key (FRESH=1: all), the
@@ -43,10 +46,18 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/scripts/lib.sh"
 files=()
 for f in "$@"; do files+=("$(realpath "$f")"); done
-# The tree of the mutants named: their folder, mutants/<tree>/.
+# The tree of the mutants named: their folder, mutants/<tree>/ (one of
+# mutants/all/: KGATE_TREE, a tree its Trees: line names).
 for f in "${files[@]}"; do
 	t=$(basename "$(dirname "$f")")
-	tree_known "$t" || { echo "mutants: $f is not in mutants/<tree>/ (trees: $KGATE_TREES)" >&2; exit 2; }
+	if [ "$t" = all ]; then
+		t=${KGATE_TREE:-}
+		[ -n "$t" ] && sed -n 's/^Trees: //p' "$f" | tr ' ' '\n' | grep -qxF "$t" || {
+			echo "mutants: $f is shared: name one of its trees ($(sed -n 's/^Trees: //p' "$f")) with KGATE_TREE" >&2
+			exit 2
+		}
+	fi
+	tree_known "$t" || { echo "mutants: $f is not in mutants/<tree>/ or mutants/all/ (trees: $KGATE_TREES)" >&2; exit 2; }
 	[ -z "${KGATE_TREE:-}" ] || [ "$KGATE_TREE" = "$t" ] ||
 		{ echo "mutants: $f is a mutant of $t, not of $KGATE_TREE: one tree per run" >&2; exit 2; }
 	KGATE_TREE=$t
@@ -58,8 +69,9 @@ results=$BUILD/results
 export BUILD
 
 named=${#files[@]}
-[ ${#files[@]} -gt 0 ] || files=("$REPO/mutants/$KGATE_TREE"/*.patch)
-[ -e "${files[0]}" ] || { echo "mutants: no mutants/$KGATE_TREE/*.patch"; echo "0 passed, 1 failed"; exit 1; }
+[ ${#files[@]} -gt 0 ] || mapfile -t files < <("$REPO/scripts/mutants_check.py" list "$REPO/mutants/$KGATE_TREE")
+[ ${#files[@]} -gt 0 ] && [ -e "${files[0]}" ] ||
+	{ echo "mutants: no mutants/$KGATE_TREE/*.patch and none of mutants/all/ for $KGATE_TREE"; echo "0 passed, 1 failed"; exit 1; }
 
 if [ -n "$(git -C "$KTREE" status --porcelain --untracked-files=no)" ]; then
 	echo "mutants: $KTREE has uncommitted edits; commit or drop them first" >&2

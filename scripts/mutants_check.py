@@ -6,6 +6,11 @@
     scripts/mutants_check.py key KTREE [--tests TREE] [--config FILE]...
     scripts/mutants_check.py record MUTANTS_DIR NAME VERDICT ARCH KEY
     scripts/mutants_check.py plan MUTANTS_DIR KEY ARCH [--fresh]
+    scripts/mutants_check.py list MUTANTS_DIR
+
+MUTANTS_DIR is mutants/<tree>; its mutants are its own *.patch and those of
+mutants/all (code the trees share, each written once) whose "Trees:" line
+names the tree.
 
 apply: `git apply --check` of every MUTANTS_DIR/*.patch on the patched tree
 KTREE (its work tree, as scripts/mutants.sh applies them).  One case per
@@ -165,11 +170,16 @@ def record(mdir: str, name: str, verdict: str, arch: str, key: str) -> None:
 def check(tree: str, mdir: str, tests: Optional[str], series: Optional[str],
           configs: Sequence[str] = ()) -> tuple[list[Case], int]:
     """(one case per mutant, how many have no kill on the current key)."""
-    mutants = sorted(glob.glob(os.path.join(mdir, '*.patch')))
+    mutants = tree_mutants(mdir)
     names: Optional[list[tuple[str, str]]] = None
     cases = []
+    seen: dict[str, str] = {}
     for m in mutants:
         name = os.path.basename(m)[:-len('.patch')]
+        if name in seen:
+            cases.append(Case(name, 'FAIL', f'named twice: {seen[name]} and {m}'))
+            continue
+        seen[name] = m
         p = git(tree, 'apply', '--check', m, check=False)
         if p.returncode == 0:
             cases.append(Case(name, 'PASS'))
@@ -209,12 +219,27 @@ def cost(path: str) -> int:
                default=0)
 
 
+SHARED = 'all'
+
+
+def tree_mutants(mdir: str) -> list[str]:
+    """The kept mutants of the tree whose folder is mdir (mutants/<tree>):
+    its own *.patch, and those of mutants/all whose "Trees:" line names
+    the tree (a mutant of code the trees share, written once)."""
+    tree = os.path.basename(os.path.normpath(mdir))
+    own = sorted(glob.glob(os.path.join(mdir, '*.patch')))
+    shared_dir = os.path.join(os.path.dirname(os.path.normpath(mdir)), SHARED)
+    shared = [m for m in sorted(glob.glob(os.path.join(shared_dir, '*.patch')))
+              if tree in ' '.join(header(m).get('Trees', [])).split()]
+    return own + shared
+
+
 def plan(mdir: str, key: str, arch: str, fresh: bool = False) -> list[str]:
     """The mutants of mdir to run on arch: those not killed on key (all if
     fresh), skipping those whose Arch: is another, the cheapest first."""
     verdicts = read_verdicts(mdir)
     out = []
-    for m in sorted(glob.glob(os.path.join(mdir, '*.patch'))):
+    for m in tree_mutants(mdir):
         name = os.path.basename(m)[:-len('.patch')]
         only = header(m).get('Arch', [])
         if only and only[0] != arch:
@@ -243,11 +268,17 @@ def main(argv: Sequence[str]) -> int:
     r = sub.add_parser('record')
     for arg in ('mutants', 'name', 'verdict', 'arch', 'key'):
         r.add_argument(arg)
+    ls = sub.add_parser('list')
+    ls.add_argument('mutants')
     pl = sub.add_parser('plan')
     for arg in ('mutants', 'key', 'arch'):
         pl.add_argument(arg)
     pl.add_argument('--fresh', action='store_true')
     args = ap.parse_args(argv)
+    if args.cmd == 'list':
+        for m in tree_mutants(os.path.abspath(args.mutants)):
+            print(m)
+        return 0
     if args.cmd == 'plan':
         for m in plan(os.path.abspath(args.mutants), args.key, args.arch, args.fresh):
             print(m)

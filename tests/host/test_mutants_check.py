@@ -245,3 +245,43 @@ class MutantsPlan(ToyRepo):
         p = self.mutants_sh('mutants/6.1/d_arm64.patch')
         self.assertIn('skipped  d_arm64: runs on arm64 only', p.stdout)
         self.assertTrue(p.stdout.rstrip().endswith('0 passed, 0 failed'), p.stdout)
+
+
+class SharedMutants(TempDirTest):
+    """mutants/all/: a mutant of code several trees share, written once;
+    each tree whose Trees: line names it takes it."""
+
+    def test_a_tree_takes_its_own_and_the_shared_that_name_it(self) -> None:
+        self.write('m/6.12/own.patch', 'Mutant: o\nExpect: virtio_mem_conv\n\ndiff --git a/f b/f\n')
+        self.write('m/all/both.patch', 'Mutant: b\nExpect: virtio_mem_conv\nTrees: 6.12 7.3\n\n'
+                   'diff --git a/f b/f\n')
+        self.write('m/all/other.patch', 'Mutant: x\nExpect: virtio_mem_conv\nTrees: 6.1\n\n'
+                   'diff --git a/f b/f\n')
+        self.write('m/all/none.patch', 'Mutant: n\nExpect: virtio_mem_conv\n\ndiff --git a/f b/f\n')
+        names = [os.path.relpath(m, self.path('m'))
+                 for m in mutants_check.tree_mutants(self.path('m', '6.12'))]
+        self.assertEqual(names, ['6.12/own.patch', 'all/both.patch'])
+        names = [os.path.relpath(m, self.path('m')) for m in mutants_check.tree_mutants(
+            self.path('m', '6.1'))]
+        self.assertEqual(names, ['all/other.patch'])
+
+    def test_the_committed_shared_mutants_name_trees(self) -> None:
+        for m in glob.glob(os.path.join(REPO, 'mutants', 'all', '*.patch')):
+            trees = ' '.join(mutants_check.header(m).get('Trees', [])).split()
+            self.assertTrue(trees, f'{m}: no Trees: line')
+            self.assertFalse(set(trees) - {'6.1', '6.12', '7.3'}, m)
+            for t in trees:
+                self.assertFalse(os.path.exists(os.path.join(REPO, 'mutants', t,
+                                                             os.path.basename(m))),
+                                 f'{m} is also in mutants/{t}/')
+
+
+class SharedMutantNamed(ToyRepo):
+    def test_needs_a_tree_it_names(self) -> None:
+        self.write('repo/mutants/all/s.patch', 'Mutant: s\nExpect: virtio_mem_conv\n'
+                   'Trees: 6.12 7.3\n\ndiff --git a/f b/f\n')
+        p = self.mutants_sh('mutants/all/s.patch')
+        self.assertEqual(p.returncode, 2, p.stdout)
+        self.assertIn('is shared: name one of its trees (6.12 7.3) with KGATE_TREE', p.stdout)
+        p = self.mutants_sh('mutants/all/s.patch', KGATE_TREE='6.1')
+        self.assertEqual(p.returncode, 2, p.stdout)
