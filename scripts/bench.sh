@@ -3,7 +3,9 @@
 # "kunit.py run" with the same kunitconfig, measured in one run (timings on
 # these machines are noisy: compare the ratios, not the seconds).
 #
-#   scripts/bench.sh            no-change and one-file-change figures
+#   scripts/bench.sh            no-change and one-file-change figures: a
+#                               test file, a file of fs/overlayfs/, one of
+#                               drivers/virtio/ (as a last patch of the series)
 #   BENCH_COLD=1 scripts/bench.sh   also a cold gate in a scratch build dir
 #                               with ccache off (takes 20+ minutes)
 #   scripts/bench.sh config <rev>   cold kernel builds, <rev>'s config
@@ -103,6 +105,32 @@ if [ -n "$f" ]; then
 	gate >/dev/null 2>&1
 fi
 
+# One kernel source changed, as a developer's commit would: a comment
+# line appended to <path>, as a last patch of the series (removed after).
+kernel_onefile() {	# kernel_onefile <path in the kernel tree>: seconds of the gate
+	local path=$1 tmp p s
+	tmp=$(mktemp -d "$ROOT/.bench-patch.XXXXXX")
+	git clone -q --shared "$KTREE" "$tmp/linux" || return 1
+	echo "/* bench $(date +%s%N) */" >>"$tmp/linux/$path"
+	git -C "$tmp/linux" -c user.name=bench -c user.email=bench@localhost \
+		commit -qam "bench: touch $path" || return 1
+	p=$PATCHES/9999-bench-touch.patch
+	git -C "$tmp/linux" format-patch -q -1 --stdout >"$p"
+	cp "$PATCHES/series" "$tmp/series"
+	# shellcheck disable=SC2064  # the paths of this call
+	trap "cp '$tmp/series' '$PATCHES/series'; rm -f '$p'" EXIT
+	echo 9999-bench-touch.patch >>"$PATCHES/series"
+	s=$(secs gate)
+	cp "$tmp/series" "$PATCHES/series"
+	rm -f "$p"
+	trap - EXIT
+	rm -rf "$tmp"
+	gate >/dev/null 2>&1
+	echo "$s"
+}
+ovl=$(kernel_onefile fs/overlayfs/copy_up.c)
+virtio=$(kernel_onefile drivers/virtio/virtio_mem.c)
+
 cold=n/a
 if [ "${BENCH_COLD:-0}" = 1 ]; then
 	scratch=$(mktemp -d "$BUILD/.bench-cold.XXXXXX")
@@ -114,5 +142,7 @@ ratio() { [ "$2" = n/a ] || [ "$1" = n/a ] && { echo n/a; return; }; echo "scale
 printf '\n%-28s %10s %14s %8s\n' "case ($KGATE_TREE: $ARCHES)" "gate s" "kunit.py s" "ratio"
 printf '%-28s %10.1f %14.1f %8s\n' "no change" "$nochange" "$bare_nochange" "$(ratio "$nochange" "$bare_nochange")"
 [ "$onefile" != n/a ] && printf '%-28s %10.1f %14.1f %8s\n' "one test file changed" "$onefile" "$bare_onefile" "$(ratio "$onefile" "$bare_onefile")"
+printf '%-28s %10.1f %14s %8s\n' "fs/overlayfs/ file changed" "$ovl" "-" "-"
+printf '%-28s %10.1f %14s %8s\n' "drivers/virtio/ file changed" "$virtio" "-" "-"
 [ "$cold" != n/a ] && printf '%-28s %10.1f %14s %8s\n' "cold (no ccache)" "$cold" "-" "-"
 echo "(gate = tree + KUnit + end-to-end + verdict; kunit.py = bare 'kunit.py run' per arch, KUnit only)"
