@@ -2090,6 +2090,19 @@ static void t_faults_hotadd(void)
 	free(pts);
 }
 
+/* The end of a fault scenario on d: back to 0, no kernel report since the
+ * last scan, the machine idle again; the failure points printed. */
+static void faults_back_to_zero(const struct vdev *d, int kfd,
+				struct e2e_fault_points *pts, const char *what)
+{
+	resize(d, 0, 120, 0, 1, kfd);
+	e2e_fault_scan(kfd, pts);
+	if (pts->reports)
+		E2E_FAIL("kernel report: %s", pts->report);
+	expect_idle("end");
+	e2e_fault_print_points(what, pts);
+}
+
 /* ---- onlining under failed allocations, from this thread ----------------- */
 
 /*
@@ -2195,12 +2208,7 @@ static void t_faults_online(void)
 	E2E_ASSERT(memtotal() == kb0 + (long)(mb_size / KiB), "online: MemTotal %ld kB, "
 		   "expected %ld kB", memtotal(), kb0 + (long)(mb_size / KiB));
 	e2e_write_str(HOTADD_AUTO, auto_online);
-	resize(d, 0, 120, 0, 1, kfd);
-	e2e_fault_scan(kfd, pts);
-	if (pts->reports)
-		E2E_FAIL("kernel report: %s", pts->report);
-	expect_idle("end");
-	e2e_fault_print_points("online", pts);
+	faults_back_to_zero(d, kfd, pts, "online");
 	e2e_diag("faults: online: %u steps, %u failures injected, %u failure points, "
 		 "%u logged, %u absorbed", n, injected, pts->count, pts->logged, absorbed);
 	E2E_ASSERT(n > 1, "the first write got through: nothing was failed");
@@ -2316,12 +2324,7 @@ static void t_faults_pgtable(void)
 		 PGTABLE_WINDOW_S, pts->last);
 	/* the same request without faults: served */
 	resize(d, PGTABLE_SIZE, 120, 0, 1, kfd);
-	resize(d, 0, 120, 0, 1, kfd);
-	e2e_fault_scan(kfd, pts);
-	if (pts->reports)
-		E2E_FAIL("kernel report: %s", pts->report);
-	expect_idle("end");
-	e2e_fault_print_points("pgtable", pts);
+	faults_back_to_zero(d, kfd, pts, "pgtable");
 	free(pts);
 }
 
