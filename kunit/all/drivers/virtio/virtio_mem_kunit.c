@@ -847,6 +847,40 @@ static void virtio_mem_sbm_test_enospc_empty(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, vm->sbm.sb_states);
 }
 
+/*
+ * Onlining a memory block is allowed only while the driver has it offline
+ * (fully or partly plugged): a block the driver is removing (already
+ * UNUSED in its array), or one it thinks online, must be refused, or
+ * onlining through sysfs races with the removal.  Each state, on its own
+ * made-up block.
+ */
+static void virtio_mem_sbm_test_going_online(struct kunit *test)
+{
+	static const struct {
+		int state;
+		int want;
+	} cases[] = {
+		{ VIRTIO_MEM_SBM_MB_UNUSED, NOTIFY_BAD },
+		{ VIRTIO_MEM_SBM_MB_PLUGGED, NOTIFY_BAD },
+		{ VIRTIO_MEM_SBM_MB_OFFLINE, NOTIFY_OK },
+		{ VIRTIO_MEM_SBM_MB_OFFLINE_PARTIAL, NOTIFY_OK },
+		{ VIRTIO_MEM_SBM_MB_KERNEL, NOTIFY_BAD },
+		{ VIRTIO_MEM_SBM_MB_KERNEL_PARTIAL, NOTIFY_BAD },
+		{ VIRTIO_MEM_SBM_MB_MOVABLE, NOTIFY_BAD },
+		{ VIRTIO_MEM_SBM_MB_MOVABLE_PARTIAL, NOTIFY_BAD },
+	};
+	const unsigned long first = virtio_mem_kunit_first_mb_id();
+	struct virtio_mem *vm = test->priv;
+	int i;
+
+	virtio_mem_kunit_sbm_setup(test, first, ARRAY_SIZE(cases));
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		virtio_mem_sbm_set_mb_state(vm, first + i, cases[i].state);
+		KUNIT_EXPECT_EQ_MSG(test, virtio_mem_sbm_notify_going_online(vm, first + i),
+				    cases[i].want, "state %d", cases[i].state);
+	}
+}
+
 static struct kunit_case virtio_mem_sbm_test_cases[] = {
 	KUNIT_CASE(virtio_mem_sbm_test_bit_nr),
 	KUNIT_CASE(virtio_mem_sbm_test_set_clear_edges),
@@ -856,6 +890,7 @@ static struct kunit_case virtio_mem_sbm_test_cases[] = {
 	KUNIT_CASE(virtio_mem_sbm_test_grow),
 	KUNIT_CASE(virtio_mem_sbm_test_enospc),
 	KUNIT_CASE(virtio_mem_sbm_test_enospc_empty),
+	KUNIT_CASE(virtio_mem_sbm_test_going_online),
 	{}
 };
 
