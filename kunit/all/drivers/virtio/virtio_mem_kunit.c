@@ -1727,6 +1727,7 @@ static uint64_t virtio_mem_kunit_request_stub(struct virtio_mem *vm,
 static struct virtio_mem_kunit_stubs *virtio_mem_kunit_stub_unplug(struct kunit *test)
 {
 	struct virtio_mem_kunit_stubs *s;
+	struct kunit_resource *res;
 	int i;
 
 	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
@@ -1734,9 +1735,9 @@ static struct virtio_mem_kunit_stubs *virtio_mem_kunit_stub_unplug(struct kunit 
 	for (i = 0; i < VIRTIO_MEM_KUNIT_MAX_CALLS; i++)
 		s->offline_rc[i] = -EBUSY;
 	s->contig_rc = -EBUSY;
-	KUNIT_ASSERT_EQ(test, kunit_add_named_resource(test, NULL, NULL,
-						       kunit_kzalloc(test, sizeof(struct kunit_resource),
-								     GFP_KERNEL),
+	res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	KUNIT_ASSERT_EQ(test, kunit_add_named_resource(test, NULL, NULL, res,
 						       "virtio_mem_kunit_stubs", s), 0);
 	kunit_activate_static_stub(test, virtio_mem_offline_and_remove_range,
 				   virtio_mem_kunit_offline_stub);
@@ -2161,7 +2162,8 @@ static void virtio_mem_unplug_test_retry_backoff(struct kunit *test)
 
 	hrtimer_init(&vm->retry_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	vm->retry_timer.function = virtio_mem_timer_expired;
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, virtio_mem_kunit_cancel_timer,
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							virtio_mem_kunit_cancel_timer,
 							&vm->retry_timer), 0);
 	vm->retry_timer_ms = 50000;	/* as probing sets it */
 	virtio_mem_kunit_sbm_blocks(test, mb, 1);
