@@ -29,7 +29,7 @@ covered() {
 	[ -n "$files" ] || return 1
 	for f in $files; do
 		(cd "$KTREE" && perl scripts/get_maintainer.pl --no-git --no-git-fallback -f "$f" 2>/dev/null) |
-			grep -v 'THE REST' | grep -q '(maintainer:' || return 1
+			grep -v 'THE REST' | grep -qE '\((maintainer|supporter|odd fixer):' || return 1
 	done
 	echo $files
 }
