@@ -93,11 +93,17 @@ if [ "$named" = 0 ]; then
 		echo "0 passed, 0 failed"
 		exit 0
 	fi
-	echo "mutants: $KGATE_TREE: ${#files[@]} to run on $arch, the cheapest first${MUTANTS_BUDGET:+, within $MUTANTS_BUDGET min}"
 fi
-# (minutes, a decimal allowed; in nanoseconds here)
-budget_ns=$(awk -v m="${MUTANTS_BUDGET:-0}" 'BEGIN { printf "%d", m * 60e9 }')
+# (minutes, a decimal allowed; in nanoseconds here: "%.0f", as mawk's "%d"
+# stops at 2^31 - 1, about two seconds)
+budget_ns=$(awk -v m="${MUTANTS_BUDGET:-0}" 'BEGIN { printf "%.0f", m * 60e9 }')
 t_start=$(date +%s%N)
+if [ "$named" = 0 ]; then
+	until=
+	[ "$budget_ns" -gt 0 ] &&
+		until=", within $MUTANTS_BUDGET min (none starts after $(date -d "@$(( (t_start + budget_ns) / 1000000000 ))" +%H:%M:%S))"
+	echo "mutants: $KGATE_TREE: ${#files[@]} to run on $arch, the cheapest first$until"
+fi
 
 applied=
 restore() {

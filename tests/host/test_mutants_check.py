@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 
 from common import REPO, TempDirTest, run
 
@@ -240,6 +241,23 @@ class MutantsPlan(ToyRepo):
         self.assertRegex(p.stdout, r'BROKEN   b_kunit: does not apply')
         self.assertNotIn('BROKEN   a_e2e', p.stdout)
         self.assertIn('2 left, still stale: a_e2e c_faults', p.stdout)
+
+    def test_budget_of_minutes_lasts_minutes(self) -> None:
+        # MUTANTS_BUDGET=10: no mutant starts after ten minutes from now,
+        # so every toy mutant runs (mawk's printf "%d" once made it 2 s)
+        t0 = time.time()
+        p = self.mutants_sh(MUTANTS_BUDGET='10')
+        m = re.search(r'3 to run on x86_64, the cheapest first, within 10 min '
+                      r'\(none starts after (\d\d):(\d\d):(\d\d)\)', p.stdout)
+        self.assertIsNotNone(m, p.stdout)
+        assert m is not None
+        lt = time.localtime(t0)
+        until = int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3))
+        now = lt.tm_hour * 3600 + lt.tm_min * 60 + lt.tm_sec
+        self.assertIn((until - now) % 86400, range(599, 602), p.stdout)
+        for name in ('b_kunit', 'a_e2e', 'c_faults'):
+            self.assertIn(f'BROKEN   {name}: ', p.stdout)
+        self.assertNotIn('left, still stale', p.stdout)
 
     def test_other_arch_named_is_skipped(self) -> None:
         p = self.mutants_sh('mutants/6.1/d_arm64.patch')
