@@ -433,6 +433,31 @@ sys.exit(1)
                                       f'{rel}:{n} writes an .rc file: {line.strip()}')
 
 
+class ConfigFragments(unittest.TestCase):
+    """Each config fragment names an option once: of two lines for one
+    option the later wins, so a "# CONFIG_X is not set" further down
+    silently undoes a CONFIG_X=y added above it (and kunit.py, checking
+    .config against the fragment, agrees with the later line)."""
+
+    FRAGMENTS = ['kunitconfig', 'debug/kunitconfig', 'debug/kunitconfig.arm64',
+                 'debug/kunitconfig.x86_64', 'kunit/all/fs/overlayfs/.kunitconfig',
+                 'kunit/all/drivers/virtio/.kunitconfig']
+    OPTION = re.compile(r'^(?:(CONFIG_\w+)=|# (CONFIG_\w+) is not set$)')
+
+    def test_every_option_once(self) -> None:
+        for frag in self.FRAGMENTS:
+            seen: dict[str, int] = {}
+            with open(os.path.join(REPO, frag), encoding='utf-8') as f:
+                for n, line in enumerate(f, 1):
+                    m = self.OPTION.match(line.rstrip('\n'))
+                    if not m:
+                        continue
+                    opt = m.group(1) or m.group(2)
+                    self.assertFalse(opt in seen, f'{frag}:{n}: {opt} again (first at line {seen.get(opt)})')
+                    seen[opt] = n
+            self.assertGreater(len(seen), 0, frag)
+
+
 class LibSh(TempDirTest):
     def test_facts(self) -> None:
         p = run(['bash', '-c', '. scripts/lib.sh && echo "$KGATE_ARCHES" && '
