@@ -1,5 +1,6 @@
 """The gate's plumbing: make targets, scripts/e2e.sh, scripts/kunit.sh's
 exit code file.  Stand-in end-to-end runs (shell scripts), no kernel."""
+import glob
 import importlib.util
 import io
 import json
@@ -439,9 +440,11 @@ class ConfigFragments(unittest.TestCase):
     silently undoes a CONFIG_X=y added above it (and kunit.py, checking
     .config against the fragment, agrees with the later line)."""
 
-    FRAGMENTS = ['kunitconfig', 'debug/kunitconfig', 'debug/kunitconfig.arm64',
-                 'debug/kunitconfig.x86_64', 'kunit/all/fs/overlayfs/.kunitconfig',
-                 'kunit/all/drivers/virtio/.kunitconfig']
+    FRAGMENTS = sorted(['kunitconfig'] +
+                       [os.path.relpath(p, REPO) for p in
+                        glob.glob(os.path.join(REPO, 'debug', 'kunitconfig*')) +
+                        glob.glob(os.path.join(REPO, 'kunit', '**', '.kunitconfig'),
+                                  recursive=True)])
     OPTION = re.compile(r'^(?:(CONFIG_\w+)=|# (CONFIG_\w+) is not set$)')
 
     def test_every_option_once(self) -> None:
@@ -456,6 +459,7 @@ class ConfigFragments(unittest.TestCase):
                     self.assertFalse(opt in seen, f'{frag}:{n}: {opt} again (first at line {seen.get(opt)})')
                     seen[opt] = n
             self.assertGreater(len(seen), 0, frag)
+        self.assertGreaterEqual(len(self.FRAGMENTS), 6, self.FRAGMENTS)
 
 
 class LibSh(TempDirTest):
