@@ -83,6 +83,14 @@ fi
 key=$("$REPO/scripts/mutants_check.py" key "$KTREE" --tests "$KGATE_TREE" --config "$REPO/kunitconfig") || exit 2
 verdict() { "$REPO/scripts/mutants_check.py" record "$REPO/mutants/$KGATE_TREE" "$name" "$1" "$arch" "$key"; }
 
+# (minutes, a decimal allowed; in nanoseconds here: "%.0f", as mawk's "%d"
+# stops at 2^31 - 1, about two seconds)
+budget_ns=$(awk -v m="${MUTANTS_BUDGET:-0}" 'BEGIN { printf "%.0f", m * 60e9 }')
+t_start=$(date +%s%N)
+until=
+[ "$budget_ns" -gt 0 ] &&
+	until=", within $MUTANTS_BUDGET min (none starts after $(date -d "@$(( (t_start + budget_ns) / 1000000000 ))" +%H:%M:%S))"
+
 # The run's mutants: those named, else the stale ones of this arch, the
 # cheapest first (scripts/mutants_check.py plan).
 if [ "$named" = 0 ]; then
@@ -93,15 +101,6 @@ if [ "$named" = 0 ]; then
 		echo "0 passed, 0 failed"
 		exit 0
 	fi
-fi
-# (minutes, a decimal allowed; in nanoseconds here: "%.0f", as mawk's "%d"
-# stops at 2^31 - 1, about two seconds)
-budget_ns=$(awk -v m="${MUTANTS_BUDGET:-0}" 'BEGIN { printf "%.0f", m * 60e9 }')
-t_start=$(date +%s%N)
-if [ "$named" = 0 ]; then
-	until=
-	[ "$budget_ns" -gt 0 ] &&
-		until=", within $MUTANTS_BUDGET min (none starts after $(date -d "@$(( (t_start + budget_ns) / 1000000000 ))" +%H:%M:%S))"
 	echo "mutants: $KGATE_TREE: ${#files[@]} to run on $arch, the cheapest first$until"
 fi
 
