@@ -13,9 +13,11 @@ kunit/all/<path> and those lines as kunit/TREE/<path>.patch, a unified
 diff against it.  The file such a tree gets is written to
 build/testsrc/TREE/<path> (KGATE_TESTSRC_CACHE), the source named for it.  The series in patches/TREE/
 holds no test file; patches/TREE/tests names, for each test file, the patch
-that adds it with its build glue (Kconfig, Makefile, #include):
+that adds it with its build glue (Kconfig, Makefile, #include), and the
+kunit/all/ files the tree has no use for:
 
     <patch file of the series>  <path> [<path>...]
+    none  <path> [<path>...]
 
 scripts/tree.sh applies the series and adds each file with the patch the list
 names, so the tree's commits are the postable series, tests included.
@@ -42,7 +44,7 @@ import tempfile
 from typing import Optional, Sequence
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TEST_RE = re.compile(r'(_kunit\.c|(^|/)\.kunitconfig)$')
+TEST_RE = re.compile(r'(_kunit\.[ch]|(^|/)\.kunitconfig)$')
 ALL = 'all'
 DELTA = '.patch'
 
@@ -124,8 +126,10 @@ def files(tree: str, repo: str = REPO) -> dict[str, str]:
     kunit/<tree>/<path>.patch over kunit/all/."""
     out: dict[str, str] = {}
     top = os.path.join(repo, 'kunit', ALL)
+    skip = set(excluded(tree, repo))
     for rel in _walk(top):
-        out[rel] = os.path.join(top, rel)
+        if rel not in skip:
+            out[rel] = os.path.join(top, rel)
     top = os.path.join(repo, 'kunit', tree)
     for rel in _walk(top, DELTA):
         if os.path.isfile(os.path.join(top, rel)):
@@ -146,18 +150,26 @@ def series(tree: str, repo: str = REPO) -> list[str]:
         return [ln.split('#', 1)[0].strip() for ln in f if ln.split('#', 1)[0].strip()]
 
 
-def manifest(tree: str, repo: str = REPO) -> list[tuple[str, list[str]]]:
-    """[(patch, [path...])] of patches/<tree>/tests, in file order."""
+NONE = 'none'
+
+
+def _tests_lines(tree: str, repo: str) -> list[list[str]]:
     path = os.path.join(repo, 'patches', tree, 'tests')
     if not os.path.isfile(path):
         return []
-    out = []
     with open(path, encoding='utf-8') as f:
-        for ln in f:
-            words = ln.split('#', 1)[0].split()
-            if words:
-                out.append((words[0], words[1:]))
-    return out
+        return [w for w in (ln.split('#', 1)[0].split() for ln in f) if w]
+
+
+def manifest(tree: str, repo: str = REPO) -> list[tuple[str, list[str]]]:
+    """[(patch, [path...])] of patches/<tree>/tests, in file order."""
+    return [(w[0], w[1:]) for w in _tests_lines(tree, repo) if w[0] != NONE]
+
+
+def excluded(tree: str, repo: str = REPO) -> list[str]:
+    """The kunit/all/ files the tree does not take: "none <path>..." lines
+    of patches/<tree>/tests (a file its own design has no use for)."""
+    return [p for w in _tests_lines(tree, repo) if w[0] == NONE for p in w[1:]]
 
 
 def patch_test_files(patch: str) -> list[str]:
@@ -178,12 +190,18 @@ def owners(tree: str, repo: str = REPO) -> list[tuple[str, str, str]]:
     ser = series(tree, repo)
     problems = []
     owner: dict[str, str] = {}
+    for p in excluded(tree, repo):
+        if not os.path.isfile(os.path.join(repo, 'kunit', ALL, p)):
+            problems.append(f'patches/{tree}/tests: "{NONE} {p}", but kunit/{ALL}/{p} does not exist')
+        elif os.path.isfile(os.path.join(repo, 'kunit', tree, p)) or \
+                os.path.isfile(os.path.join(repo, 'kunit', tree, p + DELTA)):
+            problems.append(f'patches/{tree}/tests: "{NONE} {p}", but kunit/{tree}/ has it')
     for patch, paths in manifest(tree, repo):
         if patch not in ser:
             problems.append(f'patches/{tree}/tests names {patch}, which is not in patches/{tree}/series')
         for p in paths:
             if not is_test_file(p):
-                problems.append(f'patches/{tree}/tests: {p} is not a test file (*_kunit.c, .kunitconfig)')
+                problems.append(f'patches/{tree}/tests: {p} is not a test file (*_kunit.c, *_kunit.h, .kunitconfig)')
             elif p not in srcs:
                 problems.append(f'patches/{tree}/tests: {patch} adds {p}, but neither kunit/{tree}/{p} '
                                 f'nor kunit/{ALL}/{p} exists')
@@ -229,6 +247,7 @@ def export(tree: str, ktree: str, repo: str = REPO) -> list[str]:
     """Write patches/<tree>/ and kunit/ from the commits base..HEAD of
     ktree; the lines to print."""
     commits = git(ktree, 'rev-list', '--reverse', 'base..HEAD').split()
+    none = excluded(tree, repo)
     added: dict[str, str] = {}         # test path -> the commit adding it
     problems = []
     subject = {c: git(ktree, 'log', '-1', '--format=%s', c).strip() for c in commits}
@@ -279,6 +298,9 @@ def export(tree: str, ktree: str, repo: str = REPO) -> list[str]:
             paths = sorted(p for p in added if added[p] == c)
             if paths:
                 f.write(f'{by_commit[c]} {" ".join(paths)}\n')
+        kept = [p for p in none if p not in added]
+        if kept:
+            f.write(f'{NONE} {" ".join(kept)}\n')
     lines = [f'wrote {len(names)} patch(es) to patches/{tree}/']
     mine = os.path.join(repo, 'kunit', tree)
     have = set(_walk(mine)) | set(_walk(mine, DELTA))

@@ -122,7 +122,32 @@ class Layout(TempDirTest):
     def test_a_listed_path_that_is_no_test_file(self) -> None:
         self.write('patches/t/tests', '0002-tests.patch a_kunit.c b/.kunitconfig fix.c\n')
         self.assertEqual(self.refused(), 'patches/t/tests: fix.c is not a test file '
-                         '(*_kunit.c, .kunitconfig)')
+                         '(*_kunit.c, *_kunit.h, .kunitconfig)')
+
+    def test_a_shared_header_is_a_test_file(self) -> None:
+        self.write('kunit/all/b/c_kunit.h', '/* shared */\n')
+        self.assertIn('kunit/all/b/c_kunit.h is added by no patch', self.refused())
+        self.write('patches/t/tests', '0002-tests.patch a_kunit.c b/.kunitconfig b/c_kunit.h\n')
+        self.assertEqual(self.owners()[2], ('0002-tests.patch', 'b/c_kunit.h',
+                                            self.path('kunit/all/b/c_kunit.h')))
+
+    def test_a_tree_that_takes_none_of_a_shared_file(self) -> None:
+        """'none <path>': a kunit/all/ file the tree's own design has no use for."""
+        self.write('kunit/all/b/c_kunit.h', '/* shared */\n')
+        self.write('patches/t/tests', '0002-tests.patch a_kunit.c b/.kunitconfig\nnone b/c_kunit.h\n')
+        self.assertEqual([o[1] for o in self.owners()], ['a_kunit.c', 'b/.kunitconfig'])
+        self.assertNotIn('b/c_kunit.h', testsrc.files('t', self.tmp))
+
+    def test_none_of_a_file_that_is_not_there(self) -> None:
+        self.write('patches/t/tests', '0002-tests.patch a_kunit.c b/.kunitconfig\nnone b/c_kunit.h\n')
+        self.assertEqual(self.refused(), 'patches/t/tests: "none b/c_kunit.h", but '
+                         'kunit/all/b/c_kunit.h does not exist')
+
+    def test_none_of_a_file_the_tree_has(self) -> None:
+        self.write('patches/t/tests', '0002-tests.patch b/.kunitconfig\nnone a_kunit.c\n')
+        self.write('kunit/all/a_kunit.c', '/* all */\n')
+        self.assertEqual(self.refused().splitlines()[0],
+                         'patches/t/tests: "none a_kunit.c", but kunit/t/ has it')
 
     def test_a_patch_that_carries_a_test_file(self) -> None:
         self.write('patches/t/0002-tests.patch', CARRIES)
@@ -218,6 +243,13 @@ class Export(TempDirTest):
         self.assertIn('kunit/t/a_kunit.c.patch removed (the tree has kunit/all/a_kunit.c)',
                       testsrc.export('t', self.kt, self.repo))
         self.assertFalse(os.path.exists(self.path('r/kunit/t/a_kunit.c.patch')))
+
+    def test_none_lines_are_kept(self) -> None:
+        self.write('r/kunit/all/y_kunit.h', '/* not for t */\n')
+        self.write('r/patches/t/tests', 'none y_kunit.h\n')
+        testsrc.export('t', self.kt, self.repo)
+        self.assertTrue(self.read('patches/t/tests').endswith(
+            '0002-a-add-KUnit-tests.patch a_kunit.c x/.kunitconfig\nnone y_kunit.h\n'))
 
     def test_a_later_commit_edits_a_test_file(self) -> None:
         self.commit('a: more', {'a.c': 'c\n', 'a_kunit.c': '/* test 2 */\n'})

@@ -5,8 +5,14 @@
  * uuid=off, flags, header, fid) and the uuid rule of ovl_decode_real_fh().
  *
  * No real filesystem is involved: the "real" layer is a fake super block,
- * inode, dentry and vfsmount, whose export operations are either absent
- * (generic export_encode_fh()) or fakes that record how they were called.
+ * inode, dentry and vfsmount.  Its export operations encode with the
+ * generic generic_encode_ino32_fh() and decode with a fake that records
+ * how it was called, or encode with a fake too.
+ *
+ * The uuid mount option has four values since 6.6 (off, null, auto, on;
+ * 6.1: off and on).  Only uuid=off stores a null uuid in the handles and
+ * wants a null one back; null, auto and on all store the layer's uuid
+ * (they differ in the overlay's own s_uuid, which is not tested here).
  *
  * Both functions are global in the overlay module, so this file is built
  * into it as an object of its own (CONFIG_OVERLAY_FS_KUNIT_TEST).
@@ -19,7 +25,7 @@
 #include <linux/uuid.h>
 #include <linux/xattr.h>
 #include <trace/events/kmem.h>
-#include "overlayfs.h"
+#include "../overlayfs.h"
 
 #define OVL_FH_KUNIT_INO	0x12345678
 #define OVL_FH_KUNIT_GEN	0x9abcdef0
@@ -31,6 +37,11 @@ static const uuid_t ovl_fh_kunit_uuid =
 static const uuid_t ovl_fh_kunit_other_uuid =
 	UUID_INIT(0x0c1d2e3f, 0x4a5b, 0x6c7d, 0x8e, 0x9f, 0xa0, 0xb1,
 		  0xc2, 0xd3, 0xe4, 0xf6);
+
+/* What the real layer's sb says it is (exportfs names it in warnings) */
+static struct file_system_type ovl_fh_kunit_fs_type = {
+	.name = "ovl_fh_kunit",
+};
 
 struct ovl_fh_kunit_ctx {
 	struct ovl_fs *ofs;
@@ -48,6 +59,7 @@ struct ovl_fh_kunit_ctx {
 	int enc_max_len;
 	void *enc_fh;
 	bool enc_fh_freed;
+	bool traced;		/* the kfree probe is registered */
 
 	/* Fake ->fh_to_dentry(): what to return, how it was called */
 	struct dentry *dec_ret;
@@ -56,6 +68,10 @@ struct ovl_fh_kunit_ctx {
 	int dec_type;
 	u32 dec_fid[2];
 };
+
+static struct dentry *ovl_fh_kunit_fh_to_dentry(struct super_block *sb,
+						struct fid *fid, int fh_len,
+						int fh_type);
 
 static int ovl_fh_kunit_init(struct kunit *test)
 {
@@ -74,11 +90,19 @@ static int ovl_fh_kunit_init(struct kunit *test)
 	ctx->mnt = kunit_kzalloc(test, sizeof(*ctx->mnt), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->mnt);
 
-	ctx->ofs->config.uuid = true;
+	ctx->ofs->config.uuid = OVL_UUID_ON;
+	ctx->sb->s_type = &ovl_fh_kunit_fs_type;
 	ctx->sb->s_uuid = ovl_fh_kunit_uuid;
 	ctx->sb->s_fs_info = ctx;
-	/* No s_export_op: exportfs uses the generic export_encode_fh() */
-	ctx->sb->s_export_op = NULL;
+	/*
+	 * An exportable layer: in 6.12 a filesystem without ->encode_fh()
+	 * is not encodable (6.1 fell back to the generic encoder when
+	 * s_export_op was NULL), nor is one without ->fh_to_dentry().
+	 */
+	ctx->eops.encode_fh = generic_encode_ino32_fh;
+	ctx->eops.fh_to_dentry = ovl_fh_kunit_fh_to_dentry;
+	ctx->dec_ret = ERR_PTR(-ENOMEM);
+	ctx->sb->s_export_op = &ctx->eops;
 	ctx->inode->i_sb = ctx->sb;
 	ctx->inode->i_mode = S_IFREG | 0644;
 	ctx->inode->i_ino = OVL_FH_KUNIT_INO;
@@ -105,7 +129,7 @@ static struct ovl_fh *ovl_fh_kunit_own(struct kunit *test, struct ovl_fh *fh)
 	if (!kunit_alloc_resource(test, NULL, ovl_fh_kunit_kfree_res,
 				  GFP_KERNEL, fh)) {
 		kfree(fh);
-		KUNIT_ASSERT_FAILURE(test, "out of memory");
+		KUNIT_FAIL_AND_ABORT(test, "out of memory");
 	}
 	return fh;
 }
@@ -166,18 +190,23 @@ static void ovl_fh_kunit_check_header(struct kunit *test, struct ovl_fh *fh,
 
 struct ovl_fh_kunit_enc_case {
 	const char *desc;
-	bool uuid_opt;		/* ofs->config.uuid */
+	int uuid_opt;		/* ofs->config.uuid */
 	bool sb_has_uuid;	/* real sb has a non-null s_uuid */
 	bool is_upper;
+	bool stores_uuid;	/* the handle has the sb's uuid, else null */
 };
 
 static const struct ovl_fh_kunit_enc_case ovl_fh_kunit_enc_cases[] = {
-	{ "uuid_on_lower",		true,  true,  false },
-	{ "uuid_on_upper",		true,  true,  true },
-	{ "uuid_on_null_sb_uuid",	true,  false, false },
-	{ "uuid_off_lower",		false, true,  false },
-	{ "uuid_off_upper",		false, true,  true },
-	{ "uuid_off_null_sb_uuid",	false, false, true },
+	{ "uuid_on_lower",	  OVL_UUID_ON,   true,  false, true },
+	{ "uuid_on_upper",	  OVL_UUID_ON,   true,  true,  true },
+	{ "uuid_on_null_sb_uuid", OVL_UUID_ON,   false, false, true },
+	{ "uuid_auto_lower",	  OVL_UUID_AUTO, true,  false, true },
+	{ "uuid_auto_upper",	  OVL_UUID_AUTO, true,  true,  true },
+	{ "uuid_null_lower",	  OVL_UUID_NULL, true,  false, true },
+	{ "uuid_null_upper",	  OVL_UUID_NULL, true,  true,  true },
+	{ "uuid_off_lower",	  OVL_UUID_OFF,  true,  false, false },
+	{ "uuid_off_upper",	  OVL_UUID_OFF,  true,  true,  false },
+	{ "uuid_off_null_sb_uuid", OVL_UUID_OFF, false, true,  false },
 };
 
 static void ovl_fh_kunit_enc_desc(const struct ovl_fh_kunit_enc_case *c,
@@ -190,8 +219,8 @@ KUNIT_ARRAY_PARAM(ovl_fh_kunit_enc, ovl_fh_kunit_enc_cases,
 		  ovl_fh_kunit_enc_desc);
 
 /*
- * Generic encoder: the uuid is the real sb's with uuid=on and null with
- * uuid=off; the fid is export_encode_fh()'s {ino, generation}.
+ * Generic encoder: the uuid is the real sb's unless uuid=off, null with
+ * uuid=off; the fid is generic_encode_ino32_fh()'s {ino, generation}.
  */
 static void ovl_fh_kunit_encode_generic(struct kunit *test)
 {
@@ -203,11 +232,11 @@ static void ovl_fh_kunit_encode_generic(struct kunit *test)
 	if (!c->sb_has_uuid)
 		uuid_copy(&ctx->sb->s_uuid, &uuid_null);
 
-	fh = ovl_fh_kunit_own(test, ovl_encode_real_fh(ctx->ofs, ctx->dentry,
+	fh = ovl_fh_kunit_own(test, ovl_encode_real_fh(ctx->ofs, ctx->inode,
 						       c->is_upper));
 
 	ovl_fh_kunit_check_header(test, fh, FILEID_INO32_GEN, 8, c->is_upper);
-	if (c->uuid_opt)
+	if (c->stores_uuid)
 		KUNIT_EXPECT_TRUE(test, uuid_equal(&fh->fb.uuid,
 						   &ctx->sb->s_uuid));
 	else
@@ -229,14 +258,13 @@ static void ovl_fh_kunit_encode_fs_fid(struct kunit *test)
 	int i, j;
 
 	ctx->eops.encode_fh = ovl_fh_kunit_encode_fh;
-	ctx->sb->s_export_op = &ctx->eops;
 	ctx->enc_type = OVL_FH_KUNIT_TYPE;
 
 	for (i = 0; i < ARRAY_SIZE(dwords); i++) {
 		ctx->enc_calls = 0;
 		ctx->enc_dwords = dwords[i];
 		fh = ovl_fh_kunit_own(test, ovl_encode_real_fh(ctx->ofs,
-							       ctx->dentry,
+							       ctx->inode,
 							       i & 1));
 		KUNIT_EXPECT_EQ(test, ctx->enc_calls, 1);
 		/* The whole fid area is offered to the encoder */
@@ -255,6 +283,12 @@ struct ovl_fh_kunit_err_case {
 	const char *desc;
 	int type;
 	int dwords;
+	/* The layer has no export operations at all */
+	bool no_export_op;
+	/* The layer's export operations cannot decode */
+	bool no_fh_to_dentry;
+	/* ->encode_fh() calls expected */
+	int calls;
 };
 
 /*
@@ -267,9 +301,25 @@ struct ovl_fh_kunit_err_case {
  * freeing of the buffer on that path are the ones of the cases below.
  */
 static const struct ovl_fh_kunit_err_case ovl_fh_kunit_err_cases[] = {
-	{ "fileid_invalid",	FILEID_INVALID,	2 },
-	{ "negative_type",	-EOVERFLOW,	2 },
+	{ "fileid_invalid",	FILEID_INVALID,	2, false, false, 1 },
+	{ "negative_type",	-EOVERFLOW,	2, false, false, 1 },
+	/* No generic fallback encoder (6.1 encoded {ino, gen}) */
+	{ "no_export_op",	OVL_FH_KUNIT_TYPE, 2, true, false, 0 },
+	/* A layer that cannot decode is not encoded for either (6.1 was) */
+	{ "no_fh_to_dentry",	OVL_FH_KUNIT_TYPE, 2, false, true, 0 },
 };
+
+static void ovl_fh_kunit_err_setup(struct ovl_fh_kunit_ctx *ctx,
+				   const struct ovl_fh_kunit_err_case *c)
+{
+	ctx->eops.encode_fh = ovl_fh_kunit_encode_fh;
+	if (c->no_fh_to_dentry)
+		ctx->eops.fh_to_dentry = NULL;
+	ctx->sb->s_export_op = c->no_export_op ? NULL : &ctx->eops;
+	ctx->enc_type = c->type;
+	ctx->enc_dwords = c->dwords;
+	ctx->enc_calls = 0;
+}
 
 static void ovl_fh_kunit_err_desc(const struct ovl_fh_kunit_err_case *c,
 				  char *desc)
@@ -280,22 +330,22 @@ static void ovl_fh_kunit_err_desc(const struct ovl_fh_kunit_err_case *c,
 KUNIT_ARRAY_PARAM(ovl_fh_kunit_err, ovl_fh_kunit_err_cases,
 		  ovl_fh_kunit_err_desc);
 
-/* A result the encoder marks as invalid makes the encoding fail -EIO. */
+/*
+ * A result the encoder marks as invalid, or a layer that cannot encode and
+ * decode file handles, makes the encoding fail -EIO.
+ */
 static void ovl_fh_kunit_encode_error(struct kunit *test)
 {
 	const struct ovl_fh_kunit_err_case *c = test->param_value;
 	struct ovl_fh_kunit_ctx *ctx = test->priv;
 	struct ovl_fh *fh;
 
-	ctx->eops.encode_fh = ovl_fh_kunit_encode_fh;
-	ctx->sb->s_export_op = &ctx->eops;
-	ctx->enc_type = c->type;
-	ctx->enc_dwords = c->dwords;
+	ovl_fh_kunit_err_setup(ctx, c);
 
-	fh = ovl_encode_real_fh(ctx->ofs, ctx->dentry, false);
+	fh = ovl_encode_real_fh(ctx->ofs, ctx->inode, false);
 	if (!IS_ERR_OR_NULL(fh))
 		ovl_fh_kunit_own(test, fh);
-	KUNIT_EXPECT_EQ(test, ctx->enc_calls, 1);
+	KUNIT_EXPECT_EQ(test, ctx->enc_calls, c->calls);
 	KUNIT_EXPECT_TRUE(test, IS_ERR(fh));
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(fh), -EIO);
 }
@@ -310,38 +360,56 @@ static void ovl_fh_kunit_kfree_probe(void *data, unsigned long call_site,
 }
 
 /*
+ * The kfree probe on and off.  A case that turns it on also makes KUnit
+ * turn it off when the case ends, so that no probe is left behind if an
+ * assertion ends the case early.
+ */
+static void ovl_fh_kunit_untrace(void *data)
+{
+	struct ovl_fh_kunit_ctx *ctx = data;
+
+	if (!ctx->traced)
+		return;
+	unregister_trace_kfree(ovl_fh_kunit_kfree_probe, ctx);
+	tracepoint_synchronize_unregister();
+	ctx->traced = false;
+}
+
+static void ovl_fh_kunit_trace(struct kunit *test, struct ovl_fh_kunit_ctx *ctx)
+{
+	KUNIT_ASSERT_EQ(test, register_trace_kfree(ovl_fh_kunit_kfree_probe, ctx), 0);
+	ctx->traced = true;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ovl_fh_kunit_untrace, ctx), 0);
+}
+
+/*
  * The buffer of a failed encoding is freed.  Watched through the kfree
  * tracepoint, so this needs CONFIG_TRACEPOINTS; no test assertion may abort
  * the test while the probe is registered.  Not a parameterized case, so that
- * KUnit reports it as skipped when it cannot run.
+ * KUnit reports it as skipped when it cannot run.  Only the cases that reach
+ * the encoder are watched: the fake encoder is what tells the buffer.
  */
 static void ovl_fh_kunit_encode_error_frees(struct kunit *test)
 {
 	struct ovl_fh_kunit_ctx *ctx = test->priv;
 	const struct ovl_fh_kunit_err_case *c;
 	struct ovl_fh *fh;
-	int err;
 
 	if (!IS_ENABLED(CONFIG_TRACEPOINTS))
 		kunit_skip(test, "needs CONFIG_TRACEPOINTS (kfree tracepoint)");
 
-	ctx->eops.encode_fh = ovl_fh_kunit_encode_fh;
-	ctx->sb->s_export_op = &ctx->eops;
-
 	for (c = ovl_fh_kunit_err_cases;
 	     c < ovl_fh_kunit_err_cases + ARRAY_SIZE(ovl_fh_kunit_err_cases);
 	     c++) {
-		ctx->enc_type = c->type;
-		ctx->enc_dwords = c->dwords;
-		ctx->enc_calls = 0;
+		if (!c->calls)
+			continue;
+		ovl_fh_kunit_err_setup(ctx, c);
 		WRITE_ONCE(ctx->enc_fh, NULL);
 		WRITE_ONCE(ctx->enc_fh_freed, false);
 
-		err = register_trace_kfree(ovl_fh_kunit_kfree_probe, ctx);
-		KUNIT_ASSERT_EQ(test, err, 0);
-		fh = ovl_encode_real_fh(ctx->ofs, ctx->dentry, false);
-		unregister_trace_kfree(ovl_fh_kunit_kfree_probe, ctx);
-		tracepoint_synchronize_unregister();
+		ovl_fh_kunit_trace(test, ctx);
+		fh = ovl_encode_real_fh(ctx->ofs, ctx->inode, false);
+		kunit_release_action(test, ovl_fh_kunit_untrace, ctx);
 
 		if (!IS_ERR_OR_NULL(fh))
 			ovl_fh_kunit_own(test, fh);
@@ -359,25 +427,21 @@ static void ovl_fh_kunit_encode_success_keeps(struct kunit *test)
 {
 	struct ovl_fh_kunit_ctx *ctx = test->priv;
 	struct ovl_fh *fh;
-	int err;
 
 	if (!IS_ENABLED(CONFIG_TRACEPOINTS))
 		kunit_skip(test, "needs CONFIG_TRACEPOINTS (kfree tracepoint)");
 
 	ctx->eops.encode_fh = ovl_fh_kunit_encode_fh;
-	ctx->sb->s_export_op = &ctx->eops;
 	ctx->enc_type = OVL_FH_KUNIT_TYPE;
 	ctx->enc_dwords = 2;
 
-	err = register_trace_kfree(ovl_fh_kunit_kfree_probe, ctx);
-	KUNIT_ASSERT_EQ(test, err, 0);
-	fh = ovl_encode_real_fh(ctx->ofs, ctx->dentry, false);
+	ovl_fh_kunit_trace(test, ctx);
+	fh = ovl_encode_real_fh(ctx->ofs, ctx->inode, false);
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(ctx->enc_fh_freed));
 	/* ... and the probe does see it go when it is freed */
 	if (!IS_ERR_OR_NULL(fh))
 		kfree(fh);
-	unregister_trace_kfree(ovl_fh_kunit_kfree_probe, ctx);
-	tracepoint_synchronize_unregister();
+	kunit_release_action(test, ovl_fh_kunit_untrace, ctx);
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(fh));
 	KUNIT_EXPECT_PTR_EQ(test, (void *)fh, ctx->enc_fh);
@@ -423,18 +487,24 @@ enum ovl_fh_kunit_stored_uuid {
 
 struct ovl_fh_kunit_dec_case {
 	const char *desc;
-	bool uuid_opt;
+	int uuid_opt;
 	enum ovl_fh_kunit_stored_uuid stored;
 	bool decoded;	/* passed on to the layer's fh_to_dentry() */
 };
 
 static const struct ovl_fh_kunit_dec_case ovl_fh_kunit_dec_cases[] = {
-	{ "uuid_on_null",	true,  OVL_FH_KUNIT_NULL,	false },
-	{ "uuid_on_equal",	true,  OVL_FH_KUNIT_EQUAL,	true },
-	{ "uuid_on_different",	true,  OVL_FH_KUNIT_DIFFERENT,	false },
-	{ "uuid_off_null",	false, OVL_FH_KUNIT_NULL,	true },
-	{ "uuid_off_equal",	false, OVL_FH_KUNIT_EQUAL,	false },
-	{ "uuid_off_different",	false, OVL_FH_KUNIT_DIFFERENT,	false },
+	{ "uuid_on_null",	 OVL_UUID_ON,	OVL_FH_KUNIT_NULL,	false },
+	{ "uuid_on_equal",	 OVL_UUID_ON,	OVL_FH_KUNIT_EQUAL,	true },
+	{ "uuid_on_different",	 OVL_UUID_ON,	OVL_FH_KUNIT_DIFFERENT,	false },
+	{ "uuid_auto_null",	 OVL_UUID_AUTO,	OVL_FH_KUNIT_NULL,	false },
+	{ "uuid_auto_equal",	 OVL_UUID_AUTO,	OVL_FH_KUNIT_EQUAL,	true },
+	{ "uuid_auto_different", OVL_UUID_AUTO,	OVL_FH_KUNIT_DIFFERENT,	false },
+	{ "uuid_null_null",	 OVL_UUID_NULL,	OVL_FH_KUNIT_NULL,	false },
+	{ "uuid_null_equal",	 OVL_UUID_NULL,	OVL_FH_KUNIT_EQUAL,	true },
+	{ "uuid_null_different", OVL_UUID_NULL,	OVL_FH_KUNIT_DIFFERENT,	false },
+	{ "uuid_off_null",	 OVL_UUID_OFF,	OVL_FH_KUNIT_NULL,	true },
+	{ "uuid_off_equal",	 OVL_UUID_OFF,	OVL_FH_KUNIT_EQUAL,	false },
+	{ "uuid_off_different",	 OVL_UUID_OFF,	OVL_FH_KUNIT_DIFFERENT,	false },
 };
 
 static void ovl_fh_kunit_dec_desc(const struct ovl_fh_kunit_dec_case *c,
@@ -447,8 +517,8 @@ KUNIT_ARRAY_PARAM(ovl_fh_kunit_dec, ovl_fh_kunit_dec_cases,
 		  ovl_fh_kunit_dec_desc);
 
 /*
- * With uuid=on the stored uuid must be the layer's, with uuid=off it must
- * be null; otherwise the handle is not even passed to the layer.  The fake
+ * With uuid=on, auto or null the stored uuid must be the layer's, with
+ * uuid=off it must be null; otherwise the handle is not even passed to the layer.  The fake
  * ->fh_to_dentry() fails with -ENOMEM, which ovl_decode_real_fh() passes
  * through, so that "decoded" (-ENOMEM) and "rejected" (NULL) differ.
  */
@@ -485,7 +555,7 @@ static void ovl_fh_kunit_decode_uuid(struct kunit *test)
 /*
  * What ovl_encode_real_fh() writes, ovl_decode_real_fh() accepts on the
  * same layer with the same uuid option, and rejects on a layer with another
- * uuid when uuid=on.
+ * uuid unless uuid=off.
  */
 static void ovl_fh_kunit_roundtrip(struct kunit *test)
 {
@@ -494,12 +564,12 @@ static void ovl_fh_kunit_roundtrip(struct kunit *test)
 	struct dentry *real;
 	int uuid_opt;
 
-	for (uuid_opt = 0; uuid_opt < 2; uuid_opt++) {
+	for (uuid_opt = OVL_UUID_OFF; uuid_opt <= OVL_UUID_ON; uuid_opt++) {
 		ctx->ofs->config.uuid = uuid_opt;
-		ctx->sb->s_export_op = NULL;
+		ctx->eops.encode_fh = generic_encode_ino32_fh;
 		uuid_copy(&ctx->sb->s_uuid, &ovl_fh_kunit_uuid);
 		fh = ovl_fh_kunit_own(test, ovl_encode_real_fh(ctx->ofs,
-							       ctx->dentry,
+							       ctx->inode,
 							       false));
 
 		ovl_fh_kunit_decodable(ctx, ERR_PTR(-ENOMEM));
@@ -514,7 +584,7 @@ static void ovl_fh_kunit_roundtrip(struct kunit *test)
 		uuid_copy(&ctx->sb->s_uuid, &ovl_fh_kunit_other_uuid);
 		ctx->dec_calls = 0;
 		real = ovl_decode_real_fh(ctx->ofs, fh, ctx->mnt, false);
-		if (uuid_opt) {
+		if (uuid_opt != OVL_UUID_OFF) {
 			KUNIT_EXPECT_EQ(test, ctx->dec_calls, 0);
 			KUNIT_EXPECT_NULL(test, real);
 		} else {

@@ -9,10 +9,10 @@
  * redirect_dir, data-only layers, options that mean nothing without an
  * upper layer).
  *
- * This file is #included at the end of params.c
- * (CONFIG_OVERLAY_FS_KUNIT_TEST) to reach the static module parameters,
- * which each test pins so that the results do not depend on the kernel
- * config or on the parameters the machine was booted with.
+ * Each test pins the module parameters that feed the mount defaults
+ * (static in params.c without CONFIG_KUNIT) and puts them back when it
+ * ends, so that the results do not depend on the kernel config or on the
+ * parameters the machine was booted with.
  *
  * The parser looks the layer paths up as it goes (6.5; 6.1 looked them up
  * at fill_super time), so the suite makes a few directories and a file
@@ -30,20 +30,12 @@
 #include <kunit/test.h>
 #include <linux/cred.h>
 #include <linux/file.h>
-
-#define OVLK_D		"/ovl_kunit"
-#define OVLK_LOWER	OVLK_D "/lower"
-#define OVLK_LOWER2	OVLK_D "/lower2"
-#define OVLK_DATA	OVLK_D "/data"
-#define OVLK_UPPER	OVLK_D "/upper"
-#define OVLK_WORK	OVLK_D "/work"
-#define OVLK_FILE	OVLK_D "/file"
-#define OVLK_MISSING	OVLK_D "/missing"
-#define OVLK_DIRS	"lowerdir=" OVLK_LOWER ",upperdir=" OVLK_UPPER \
-			",workdir=" OVLK_WORK
-/* The same with a data-only layer under the lower one */
-#define OVLK_DATA_DIRS	"lowerdir=" OVLK_LOWER "::" OVLK_DATA \
-			",upperdir=" OVLK_UPPER ",workdir=" OVLK_WORK
+#include <linux/fs_context.h>
+#include <linux/namei.h>
+#include <linux/xattr.h>
+#include "../overlayfs.h"
+#include "../params.h"
+#include "params_kunit.h"
 
 static const char *const ovl_params_kunit_dirs[] = {
 	OVLK_D, OVLK_LOWER, OVLK_LOWER2, OVLK_DATA, OVLK_UPPER, OVLK_WORK,
@@ -66,7 +58,7 @@ static int ovl_params_kunit_mkdir(const char *name)
 }
 
 /* The layer directories and a regular file, on the root filesystem */
-static int ovl_params_kunit_suite_init(struct kunit_suite *suite)
+int ovl_params_kunit_suite_init(struct kunit_suite *suite)
 {
 	struct file *file;
 	int i, err;
@@ -115,7 +107,7 @@ static void ovl_params_kunit_rm(const char *name, bool dir)
  * directories deepest first: the suite leaves the root filesystem as it
  * found it.
  */
-static void ovl_params_kunit_suite_exit(struct kunit_suite *suite)
+void ovl_params_kunit_suite_exit(struct kunit_suite *suite)
 {
 	int i;
 
@@ -124,15 +116,6 @@ static void ovl_params_kunit_suite_exit(struct kunit_suite *suite)
 		ovl_params_kunit_rm(ovl_params_kunit_dirs[i], true);
 }
 
-/* The module parameters that feed the defaults */
-struct ovl_params_kunit_defs {
-	bool redirect_dir;
-	bool redirect_always_follow;
-	bool index;
-	bool nfs_export;
-	bool xino_auto;
-	bool metacopy;
-};
 
 static void ovl_params_kunit_get_defs(struct ovl_params_kunit_defs *defs)
 {
@@ -144,7 +127,7 @@ static void ovl_params_kunit_get_defs(struct ovl_params_kunit_defs *defs)
 	defs->metacopy = ovl_metacopy_def;
 }
 
-static void ovl_params_kunit_set_defs(const struct ovl_params_kunit_defs *defs)
+void ovl_params_kunit_set_defs(const struct ovl_params_kunit_defs *defs)
 {
 	ovl_redirect_dir_def = defs->redirect_dir;
 	ovl_redirect_always_follow = defs->redirect_always_follow;
@@ -199,7 +182,7 @@ struct ovl_params_kunit_ctx {
 	struct fs_context *fc;
 };
 
-static int ovl_params_kunit_init(struct kunit *test)
+int ovl_params_kunit_init(struct kunit *test)
 {
 	struct ovl_params_kunit_ctx *ctx;
 
@@ -211,7 +194,7 @@ static int ovl_params_kunit_init(struct kunit *test)
 	return 0;
 }
 
-static void ovl_params_kunit_exit(struct kunit *test)
+void ovl_params_kunit_exit(struct kunit *test)
 {
 	struct ovl_params_kunit_ctx *ctx = test->priv;
 
@@ -236,18 +219,18 @@ static struct fs_context *ovl_params_kunit_fc(struct kunit *test)
 }
 
 /* The options as mount(2) passes them (the parser writes into them) */
-static int ovl_params_kunit_parse_opts(struct kunit *test,
-				       struct fs_context *fc, const char *opts)
+int ovl_params_kunit_parse_opts(struct kunit *test, struct fs_context *fc,
+				const char *opts)
 {
 	char *data;
 
 	data = kunit_kstrdup(test, opts, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, data);
-	return ovl_parse_monolithic(fc, data);
+	return fc->ops->parse_monolithic(fc, data);
 }
 
 /* Verify without CAP_SYS_ADMIN, as a mount in a user namespace does */
-static int ovl_params_kunit_verify_nocap(struct fs_context *fc)
+int ovl_params_kunit_verify_nocap(struct fs_context *fc)
 {
 	struct ovl_fs *ofs = fc->s_fs_info;
 	const struct cred *old;

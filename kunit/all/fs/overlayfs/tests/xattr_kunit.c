@@ -5,12 +5,12 @@
  * (with the userxattr mount option) "user.overlay." namespaces, and of the
  * escaped names ("trusted.overlay.overlay.*", "user.overlay.overlay.*")
  * that are the xattrs of a nested overlay, not private to this one.
- *
- * This file is #included at the end of util.c (CONFIG_OVERLAY_FS_KUNIT_TEST)
- * because the number of entries of ovl_xattr_table[] is only known there.
  */
 
 #include <kunit/test.h>
+#include <linux/fs.h>
+#include <linux/xattr.h>
+#include "../overlayfs.h"
 
 /*
  * Every value of enum ovl_xattr and the names it must have, as literals:
@@ -88,9 +88,9 @@ static void ovl_xattr_kunit_table_size(struct kunit *test)
 	unsigned int i, j, found;
 	int ns;
 
-	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(ovl_xattr_table), 10);
+	KUNIT_EXPECT_EQ(test, ovl_xattr_table_size, 10);
 
-	for (i = 0; i < ARRAY_SIZE(ovl_xattr_table); i++) {
+	for (i = 0; i < ovl_xattr_table_size; i++) {
 		found = 0;
 		for (j = 0; j < ARRAY_SIZE(ovl_xattr_kunit_names); j++) {
 			n = &ovl_xattr_kunit_names[j];
@@ -116,7 +116,7 @@ static void ovl_xattr_kunit_table_names(struct kunit *test)
 {
 	const struct ovl_xattr_kunit_name *n = test->param_value;
 
-	KUNIT_ASSERT_LT(test, (size_t)n->ox, ARRAY_SIZE(ovl_xattr_table));
+	KUNIT_ASSERT_LT(test, (size_t)n->ox, ovl_xattr_table_size);
 
 	KUNIT_ASSERT_NOT_NULL(test, ovl_xattr_table[n->ox][false]);
 	KUNIT_EXPECT_STREQ(test, ovl_xattr_table[n->ox][false], n->name[false]);
@@ -132,9 +132,9 @@ static void ovl_xattr_kunit_table_unique(struct kunit *test)
 	int ns;
 
 	for (ns = 0; ns < 2; ns++) {
-		for (i = 0; i < ARRAY_SIZE(ovl_xattr_table); i++) {
+		for (i = 0; i < ovl_xattr_table_size; i++) {
 			KUNIT_ASSERT_NOT_NULL(test, ovl_xattr_table[i][ns]);
-			for (j = i + 1; j < ARRAY_SIZE(ovl_xattr_table); j++) {
+			for (j = i + 1; j < ovl_xattr_table_size; j++) {
 				KUNIT_ASSERT_NOT_NULL(test, ovl_xattr_table[j][ns]);
 				KUNIT_EXPECT_STRNEQ_MSG(test, ovl_xattr_table[i][ns],
 							ovl_xattr_table[j][ns],
@@ -151,7 +151,7 @@ static void ovl_xattr_kunit_follows_userxattr(struct kunit *test)
 	struct ovl_xattr_kunit_ctx *ctx = test->priv;
 	const char *name;
 
-	KUNIT_ASSERT_LT(test, (size_t)n->ox, ARRAY_SIZE(ovl_xattr_table));
+	KUNIT_ASSERT_LT(test, (size_t)n->ox, ovl_xattr_table_size);
 
 	ctx->ofs->config.userxattr = false;
 	name = ovl_xattr(ctx->ofs, n->ox);

@@ -35,13 +35,21 @@
  * a failure prints that case's seed, so booting with
  * overlay.params_prop_seed=<seed> overlay.params_prop_iters=1 replays it.
  *
- * #included at the end of params.c after params_kunit.c, whose helpers
- * make the layer directories and set the module parameter defaults.
+ * The layer directories and the module parameter defaults are set up by
+ * the helpers of the overlayfs_params suite (params_kunit.h).
  */
 
 #include <kunit/test.h>
+#include <linux/cred.h>
+#include <linux/fs_context.h>
+#include <linux/fs_struct.h>
 #include <linux/ktime.h>
+#include <linux/module.h>
 #include <linux/prandom.h>
+#include <linux/xattr.h>
+#include "../overlayfs.h"
+#include "../params.h"
+#include "params_kunit.h"
 
 static unsigned long long ovl_params_prop_seed = 1;
 module_param_named(params_prop_seed, ovl_params_prop_seed, ullong, 0444);
@@ -644,7 +652,7 @@ static void ovl_params_prop_parse(struct kunit *test)
 		/* Exactly the string's size, so KASAN sees a read past it */
 		opts = kmemdup(g->buf, g->len + 1, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, opts);
-		perr = ovl_parse_monolithic(fc, opts);
+		perr = fc->ops->parse_monolithic(fc, opts);
 		kfree(opts);
 
 		verr = 0;

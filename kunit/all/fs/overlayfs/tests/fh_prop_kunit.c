@@ -41,7 +41,7 @@
 #include <linux/prandom.h>
 #include <linux/uuid.h>
 #include <linux/xattr.h>
-#include "overlayfs.h"
+#include "../overlayfs.h"
 
 static unsigned long long ovl_fh_prop_seed = 1;
 module_param_named(fh_prop_seed, ovl_fh_prop_seed, ullong, 0444);
