@@ -221,6 +221,20 @@ class SectionsAndBaselineRows(SmokeTier):
         self.assertIn('12 s, 2 of its rows', text)
         self.assertEqual(known_group(text), 'all')
 
+    def test_a_rerun_keeps_the_whole_runs_figure(self) -> None:
+        host = self.host()
+        host.ROOT = self.tmp
+        known = self.write('known', '# Written by make conformance-baseline (2026-12-01, 2482 s); '
+                           'a reason\noverlay/001  pass\noverlay/100  fail  output mismatch\n')
+        args = argparse.Namespace(tests='overlay/100', section='uuid_off', label='6.1/x86_64',
+                                  arch='x86_64', group='all')
+        host.write_known(known, {'overlay/100': Result('pass')}, args, 33.0,
+                         ['overlay/001', 'overlay/100'])
+        with open(known, encoding='utf-8') as f:
+            line = [ln for ln in f if ln.startswith('# Written by')][0]
+        self.assertRegex(line, r'^# Written by make conformance-baseline \(2026-12-01, 2482 s; '
+                               r'overlay/100 rerun \d{4}-\d\d-\d\d, 33 s\); ')
+
     def test_the_whole_group_rewrites_the_file(self) -> None:
         text = self.write_known('', {'overlay/025': Result('fail', 'setfacl failed')})
         rows = [ln for ln in text.splitlines() if not ln.startswith('#')]
