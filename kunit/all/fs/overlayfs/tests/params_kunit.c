@@ -116,7 +116,6 @@ void ovl_params_kunit_suite_exit(struct kunit_suite *suite)
 		ovl_params_kunit_rm(ovl_params_kunit_dirs[i], true);
 }
 
-
 static void ovl_params_kunit_get_defs(struct ovl_params_kunit_defs *defs)
 {
 	defs->redirect_dir = ovl_redirect_dir_def;
